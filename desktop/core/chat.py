@@ -1,0 +1,76 @@
+"""Conversations and answers: plain data shared by the engine, the CLI, the GUI and the store."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+
+class ImageLike(Protocol):
+    """What the engine needs of an image: pixels and a content key (images.LoadedImage)."""
+
+    @property
+    def image(self) -> Any: ...
+
+    @property
+    def digest(self) -> str: ...
+
+
+@dataclass
+class GenerationSettings:
+    max_new_tokens: int = 1024
+    temperature: float = 0.0  # 0 means greedy, what extraction wants
+    top_p: float = 1.0
+    repetition_penalty: float = 1.0
+    seed: int | None = None
+    json_schema: dict | None = None  # constrain the answer to JSON matching this schema
+
+
+@dataclass
+class AnswerStats:
+    ttft_s: float = 0.0  # request received -> first token decoded
+    tokens_per_s: float = 0.0  # decode speed after the first token
+    input_tokens: int = 0  # tokens this turn fed to the language model (new ones only)
+    context_tokens: int = 0  # tokens held in the KV state after the answer
+    visual_tokens: int = 0  # visual tokens of this turn's images
+    vision_s: float = 0.0
+    prefill_s: float = 0.0
+    total_s: float = 0.0
+    generated_tokens: int = 0
+    images_encoded: int = 0
+    images_cached: int = 0
+    dropped_turns: int = 0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    text: str
+    finish_reason: str  # "eos" | "length" | "stopped" | "error"
+    stats: AnswerStats = field(default_factory=AnswerStats)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class Turn:
+    question: str
+    images: list[ImageLike]
+    answer: str
+    answer_ids: list[int]
+    stopped: bool = False
+
+
+@dataclass
+class Conversation:
+    turns: list[Turn] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. "older turns were dropped to fit"
+
+    def clear(self) -> None:
+        self.turns.clear()
+        self.notes.clear()

@@ -1,0 +1,79 @@
+"""Runs the three exported vision sub-models on one image and caches the result by content."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import openvino as ov
+
+from desktop.core.engine.sequence import ImageEmbedding
+from desktop.core.engine.vision import (
+    VisionSpec,
+    merge_order,
+    position_interpolation,
+    prepare_image,
+    rotary_table,
+)
+
+
+class VisionEncoder:
+    def __init__(
+        self,
+        patch_model: ov.CompiledModel,
+        pos_model: ov.CompiledModel,
+        merger_model: ov.CompiledModel,
+        spec: VisionSpec,
+        cache_size: int = 32,
+    ):
+        self._patch = patch_model.create_infer_request()
+        self._pos = pos_model.create_infer_request()
+        self._merger = merger_model.create_infer_request()
+        self.spec = spec
+        self._cache: OrderedDict[str, ImageEmbedding] = OrderedDict()
+        self._cache_size = cache_size
+
+    def cache_key(self, digest: str) -> str:
+        return f"{digest}:{self.spec.min_pixels}:{self.spec.max_pixels}"
+
+    def cached(self, digest: str) -> ImageEmbedding | None:
+        key = self.cache_key(digest)
+        block = self._cache.get(key)
+        if block is not None:
+            self._cache.move_to_end(key)
+        return block
+
+    def encode(self, image, digest: str) -> ImageEmbedding:
+        """Embeds one image (merger output + deepstack features), from the cache when seen."""
+        block = self.cached(digest)
+        if block is not None:
+            return block
+        prepared = prepare_image(image, self.spec)
+        grid = prepared.grid
+        self._patch.infer({0: prepared.pixel_patches})
+        hidden = self._patch.get_output_tensor(0).data
+        indices, weights = position_interpolation(grid, self.spec)
+        self._pos.infer({0: indices})
+        pos = self._pos.get_output_tensor(0).data  # [4, N, hidden]
+        pos = (pos * weights[:, :, None]).sum(axis=0, dtype=np.float32)
+        hidden = hidden + merge_order(pos, grid, self.spec.merge_size)
+        n = hidden.shape[0]
+        # One image per call: full attention within it, so the mask is all zeros.
+        mask = np.zeros((1, n, n), dtype=np.float32)
+        self._merger.infer(
+            {
+                "hidden_states": np.ascontiguousarray(hidden, dtype=np.float32),
+                "attention_mask": mask,
+                "rotary_pos_emb": rotary_table(grid, self.spec),
+            }
+        )
+        embeds = np.array(self._merger.get_tensor("last_hidden_state").data, copy=True)
+        deepstack = np.array(self._merger.get_tensor("deepstack_feature_lists").data, copy=True)
+        m = self.spec.merge_size
+        block = ImageEmbedding(
+            self.cache_key(digest), embeds, deepstack, (grid[1] // m, grid[2] // m)
+        )
+        self._cache[block.key] = block
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return block

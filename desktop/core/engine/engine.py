@@ -1,0 +1,301 @@
+"""DeskLens's own driver for an exported Qwen3-VL folder.
+
+Why not VLMPipeline: it re-runs the vision encoder and the whole prefill on every follow-up. Here
+image embeddings are cached by content and the language model's KV state is kept between turns:
+a new prompt is compared with what the state holds and only the difference is fed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+
+from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
+from desktop.core.engine.encoder import VisionEncoder
+from desktop.core.engine.language import LanguageModel
+from desktop.core.engine.sampling import Sampler
+from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
+from desktop.core.engine.tokens import StreamDecoder, TextCodec
+from desktop.core.engine.vision import VisionSpec
+from desktop.core.errors import describe
+from desktop.core.manifest import Manifest, ModelError, verify_model_dir
+
+# One visual token is 32x32 px. 1,280 tokens (~1.3 MP) keeps a 1280x720 screenshot at full
+# resolution and is the top of the range Qwen recommends for document reading; users can raise it.
+DEFAULT_MAX_VISUAL_TOKENS = 1280
+DEFAULT_MIN_VISUAL_TOKENS = 16
+
+
+@dataclass
+class EngineConfig:
+    device: str = "CPU"
+    threads: int | None = None
+    max_visual_tokens: int = DEFAULT_MAX_VISUAL_TOKENS  # per image
+    min_visual_tokens: int = DEFAULT_MIN_VISUAL_TOKENS
+    max_context_tokens: int = 16384
+    image_cache_size: int = 32
+    language_properties: dict = field(default_factory=dict)
+    vision_properties: dict = field(default_factory=dict)
+
+
+@dataclass
+class ModelInfo:
+    name: str
+    folder: Path
+    device: str
+    weight_format: str
+    manifest: Manifest
+
+
+def _compile(core: ov.Core, path: Path, device: str, properties: dict) -> ov.CompiledModel:
+    return core.compile_model(core.read_model(path), device, properties)
+
+
+class VLMEngine:
+    """Load once, then `ask()` from one worker thread; `stop()` from any thread."""
+
+    def __init__(self, folder: Path, config: EngineConfig, manifest: Manifest):
+        self.config = config
+        self._stop = threading.Event()
+        core = ov.Core()
+        common = {"INFERENCE_NUM_THREADS": config.threads} if config.threads else {}
+        lm_props = {**common, **config.language_properties}
+        vis_props = {**common, **config.vision_properties}
+        device = config.device
+        model_config = json.loads((folder / "config.json").read_text())
+        vision_cfg, text_cfg = model_config["vision_config"], model_config["text_config"]
+        self._hidden = int(text_cfg["hidden_size"])
+        self.codec = TextCodec(core, folder)
+        self._embed = _compile(
+            core, folder / "openvino_text_embeddings_model.xml", device, lm_props
+        )
+        self._embed_request = self._embed.create_infer_request()
+        self.language = LanguageModel(
+            _compile(core, folder / "openvino_language_model.xml", device, lm_props),
+            deepstack_layers=len(vision_cfg.get("deepstack_visual_indexes", [])),
+            hidden=self._hidden,
+        )
+        self.encoder = VisionEncoder(
+            _compile(core, folder / "openvino_vision_embeddings_model.xml", device, vis_props),
+            _compile(core, folder / "openvino_vision_embeddings_pos_model.xml", device, vis_props),
+            _compile(
+                core, folder / "openvino_vision_embeddings_merger_model.xml", device, vis_props
+            ),
+            self._vision_spec(folder, vision_cfg, config),
+            cache_size=config.image_cache_size,
+        )
+        self.info = ModelInfo(folder.name, folder, device, manifest.weight_format, manifest)
+        self._kv_keys: list[object] = []  # key of every position the KV state holds
+
+    @classmethod
+    def load(cls, folder: str | Path, config: EngineConfig | None = None) -> VLMEngine:
+        """Checks the folder (files, sizes, versions) and compiles its sub-models."""
+        folder = Path(folder)
+        manifest = verify_model_dir(folder)
+        try:
+            return cls(folder, config or EngineConfig(), manifest)
+        except (RuntimeError, KeyError, ValueError, OSError) as exc:
+            raise ModelError(
+                f"The model in {folder} could not be loaded ({describe(exc)}). "
+                "Convert or import it again with convert.py."
+            ) from exc
+
+    @staticmethod
+    def _vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> VisionSpec:
+        pre = json.loads((folder / "preprocessor_config.json").read_text())
+        patch, merge = int(vision_cfg["patch_size"]), int(vision_cfg["spatial_merge_size"])
+        token_px = (patch * merge) ** 2
+        size = pre.get("size", {})
+        model_max = int(size.get("longest_edge") or pre.get("max_pixels") or 16_777_216)
+        model_min = int(size.get("shortest_edge") or pre.get("min_pixels") or token_px * 4)
+        return VisionSpec(
+            patch_size=patch,
+            temporal_patch_size=int(vision_cfg.get("temporal_patch_size", 2)),
+            merge_size=merge,
+            num_grid_per_side=int(int(vision_cfg["num_position_embeddings"]) ** 0.5),
+            head_dim=int(vision_cfg["hidden_size"]) // int(vision_cfg["num_heads"]),
+            image_mean=tuple(pre.get("image_mean", (0.5, 0.5, 0.5))),
+            image_std=tuple(pre.get("image_std", (0.5, 0.5, 0.5))),
+            min_pixels=max(min(model_min, config.min_visual_tokens * token_px), token_px),
+            max_pixels=min(model_max, config.max_visual_tokens * token_px),
+        )
+
+    # -- public API --------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ends the current answer at the next token (safe from any thread)."""
+        self._stop.set()
+
+    def reset(self) -> None:
+        """Forgets the KV state (the next question re-prefills its conversation)."""
+        self.language.reset()
+        self._kv_keys = []
+
+    def count_visual_tokens(self, image: ImageLike) -> int:
+        from desktop.core.engine.vision import visual_token_count
+
+        return visual_token_count(image.image.size, self.encoder.spec)
+
+    def ask(
+        self,
+        conversation: Conversation,
+        question: str,
+        images: Sequence[ImageLike] = (),
+        settings: GenerationSettings | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """Answers `question` about `images` in `conversation`, streaming text to `on_text`.
+
+        On success (or a stop after the first token) the turn is appended to the conversation;
+        on error or a stop before the first token the conversation is left as it was.
+        """
+        settings = settings or GenerationSettings()
+        self._stop.clear()
+        stats = AnswerStats()
+        started = time.perf_counter()
+        try:
+            return self._ask(
+                conversation, question, list(images), settings, on_text, stats, started
+            )
+        except Exception as exc:  # a failed request must never leave a half-updated state
+            self.reset()
+            stats.total_s = time.perf_counter() - started
+            return Answer("", "error", stats, error=f"Generation failed: {describe(exc)}")
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _embed_images(
+        self, images: Sequence[ImageLike], stats: AnswerStats
+    ) -> list[ImageEmbedding]:
+        blocks = []
+        t0 = time.perf_counter()
+        for item in images:
+            cached = self.encoder.cached(item.digest)
+            if cached is not None:
+                stats.images_cached += 1
+                blocks.append(cached)
+            else:
+                stats.images_encoded += 1
+                blocks.append(self.encoder.encode(item.image, item.digest))
+        stats.vision_s += time.perf_counter() - t0
+        return blocks
+
+    def _build_sequence(
+        self, turns: Sequence[Turn], question: str, new_blocks: list[ImageEmbedding], stats
+    ) -> TokenSequence:
+        seq = TokenSequence(self.codec.special, self.codec.encode)
+        for turn in turns:
+            seq.add_user_turn(turn.question, self._embed_images(turn.images, stats))
+            seq.add_answer(turn.answer_ids)
+        seq.add_user_turn(question, new_blocks)
+        return seq
+
+    def _fit_context(
+        self, conversation: Conversation, question: str, blocks, settings, stats
+    ) -> TokenSequence:
+        """Drops the oldest turns until prompt + answer budget fits the context window."""
+        limit = self.config.max_context_tokens
+        turns = list(conversation.turns)
+        while True:
+            seq = self._build_sequence(turns, question, blocks, stats)
+            if len(seq) + settings.max_new_tokens <= limit or not turns:
+                break
+            turns.pop(0)
+            stats.dropped_turns += 1
+        if len(seq) + 1 > limit:
+            raise ValueError(
+                f"this question and its images need {len(seq)} tokens, more than the "
+                f"{limit}-token context; attach fewer images or lower the image detail"
+            )
+        if stats.dropped_turns:
+            del conversation.turns[: stats.dropped_turns]
+            conversation.notes.append(
+                f"The {stats.dropped_turns} oldest turn(s) were dropped to fit the context window."
+            )
+        return seq
+
+    def _embed_chunk(self, seq: TokenSequence, start: int, stop: int):
+        ids = np.asarray([seq.ids[start:stop]], dtype=np.int64)
+        self._embed_request.infer({0: ids})
+        embeds = np.array(self._embed_request.get_output_tensor(0).data[0], copy=True)
+        mask, rows, deepstack = seq.visual_rows(start, stop)
+        for offset, block_rows in rows:
+            embeds[offset : offset + block_rows.shape[0]] = block_rows
+        stack = np.concatenate(deepstack, axis=1) if deepstack else None
+        return embeds, mask, stack
+
+    def _embed_token(self, token: int) -> np.ndarray:
+        self._embed_request.infer({0: np.asarray([[token]], dtype=np.int64)})
+        return self._embed_request.get_output_tensor(0).data[0]
+
+    def _ask(self, conversation, question, images, settings, on_text, stats, started) -> Answer:
+        blocks = self._embed_images(images, stats)
+        stats.visual_tokens = sum(b.tokens for b in blocks)
+        seq = self._fit_context(conversation, question, blocks, settings, stats)
+
+        # Reuse the KV state for the longest prefix it already holds; feed only the rest.
+        reuse = min(seq.common_prefix(self._kv_keys), len(seq) - 1, self.language.kv_length)
+        if reuse < self.language.kv_length:
+            self.language.truncate(reuse)
+        self._kv_keys = list(seq.keys[:reuse])
+        t0 = time.perf_counter()
+        embeds, mask, deepstack = self._embed_chunk(seq, reuse, len(seq))
+        logits = self.language.feed(embeds, seq.position_array(reuse, len(seq)), mask, deepstack)
+        self._kv_keys = list(seq.keys)
+        stats.prefill_s = time.perf_counter() - t0
+        stats.input_tokens = len(seq) - reuse
+
+        sampler = Sampler(settings)
+        decoder = StreamDecoder(self.codec)
+        answer_ids: list[int] = []
+        finish = "length"
+        first_token_at = None
+        position = seq.next_position
+        eos = self.codec.special.eos
+        while len(answer_ids) < settings.max_new_tokens:
+            if self._stop.is_set():
+                finish = "stopped"
+                break
+            token = sampler.choose(logits, seq.ids + answer_ids)
+            if token in eos:
+                finish = "eos"
+                break
+            answer_ids.append(token)
+            chunk = decoder.push(token)
+            if first_token_at is None:
+                first_token_at = time.perf_counter()
+            if chunk and on_text is not None:
+                on_text(chunk)
+            if len(answer_ids) >= settings.max_new_tokens or self._stop.is_set():
+                finish = "stopped" if self._stop.is_set() else "length"
+                break
+            logits = self.language.feed(
+                self._embed_token(token)[None], np.full((3, 1), position, dtype=np.int64)
+            )
+            self._kv_keys.append(token)
+            position += 1
+        tail = decoder.flush()
+        if tail and on_text is not None:
+            on_text(tail)
+
+        now = time.perf_counter()
+        stats.total_s = now - started
+        stats.generated_tokens = len(answer_ids)
+        stats.context_tokens = self.language.kv_length
+        if first_token_at is not None:
+            stats.ttft_s = first_token_at - started
+            if len(answer_ids) > 1:
+                stats.tokens_per_s = (len(answer_ids) - 1) / max(now - first_token_at, 1e-9)
+        if finish == "stopped" and not answer_ids:
+            return Answer("", "stopped", stats)  # nothing said: the history stays as it was
+        conversation.turns.append(
+            Turn(question, list(images), decoder.text, answer_ids, stopped=finish == "stopped")
+        )
+        return Answer(decoder.text, finish, stats)

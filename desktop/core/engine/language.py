@@ -1,0 +1,63 @@
+"""The stateful language model: its KV cache lives inside one infer request and survives turns."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov
+
+
+class LanguageModel:
+    """Feeds embeddings chunk by chunk; remembers how many positions the KV state holds."""
+
+    def __init__(self, compiled: ov.CompiledModel, deepstack_layers: int, hidden: int):
+        self._request = compiled.create_infer_request()
+        self._deepstack_layers = deepstack_layers
+        self._hidden = hidden
+        self.kv_length = 0
+
+    def reset(self) -> None:
+        self._request.reset_state()
+        self.kv_length = 0
+
+    def truncate(self, length: int) -> None:
+        """Keeps the first `length` positions of the KV state (drops what followed)."""
+        if length >= self.kv_length:
+            return
+        if length == 0:
+            self.reset()
+            return
+        for state in self._request.query_state():
+            tensor = state.state
+            data = np.array(tensor.data, copy=True)
+            axis = next(i for i, n in enumerate(data.shape) if n == self.kv_length)
+            kept = np.ascontiguousarray(np.take(data, np.arange(length), axis=axis))
+            state.state = ov.Tensor(kept)
+        self.kv_length = length
+
+    def feed(
+        self,
+        embeds: np.ndarray,
+        positions: np.ndarray,
+        visual_mask: np.ndarray | None = None,
+        deepstack: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Runs one chunk [T, hidden] at `positions` [3, T]; returns the last position's logits."""
+        steps = embeds.shape[0]
+        if visual_mask is None or not visual_mask.any():
+            visual_mask = np.zeros((1, steps), dtype=bool)
+            # The traced deepstack gather expects one (zero) row per position when nothing is visual.
+            deepstack = np.zeros((self._deepstack_layers, steps, self._hidden), np.float32)
+        else:
+            visual_mask = visual_mask.reshape(1, steps)
+        inputs = {
+            "inputs_embeds": embeds.reshape(1, steps, -1),
+            "attention_mask": np.ones((1, self.kv_length + steps), dtype=np.int64),
+            "position_ids": positions.reshape(3, 1, steps).astype(np.int64),
+            "visual_pos_masks": visual_mask,
+            "deepstack_visual_embeds": deepstack,
+            "beam_idx": np.zeros(1, dtype=np.int32),
+        }
+        self._request.infer(inputs)
+        self.kv_length += steps
+        logits = self._request.get_tensor("logits").data
+        return np.array(logits[0, -1], dtype=np.float32, copy=True)

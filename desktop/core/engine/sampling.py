@@ -1,0 +1,42 @@
+"""Next-token choice: greedy for extraction, temperature / top-p / repetition penalty otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from desktop.core.chat import GenerationSettings
+
+
+class Sampler:
+    def __init__(self, settings: GenerationSettings):
+        self.settings = settings
+        self._rng = np.random.default_rng(settings.seed)
+
+    def choose(self, logits: np.ndarray, seen: Sequence[int], allowed: np.ndarray | None = None):
+        """Picks a token id from logits [vocab]; `allowed` is a boolean mask (constrained output)."""
+        logits = np.asarray(logits, dtype=np.float32)
+        penalty = self.settings.repetition_penalty
+        if penalty != 1.0 and len(seen):
+            idx = np.unique(np.asarray(seen, dtype=np.int64))
+            picked = logits[idx]
+            logits = logits.copy()
+            logits[idx] = np.where(picked > 0, picked / penalty, picked * penalty)
+        if allowed is not None:
+            logits = np.where(allowed[: logits.shape[0]], logits, -np.inf)
+        if self.settings.temperature <= 0:
+            return int(np.argmax(logits))
+        scaled = logits.astype(np.float64) / self.settings.temperature
+        scaled -= scaled.max()
+        probs = np.exp(scaled)
+        probs /= probs.sum()
+        if self.settings.top_p < 1.0:
+            order = np.argsort(-probs)
+            cumulative = np.cumsum(probs[order])
+            cut = int(np.searchsorted(cumulative, self.settings.top_p)) + 1
+            keep = order[:cut]
+            trimmed = np.zeros_like(probs)
+            trimmed[keep] = probs[keep]
+            probs = trimmed / trimmed.sum()
+        return int(self._rng.choice(probs.shape[0], p=probs))

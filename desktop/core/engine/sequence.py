@@ -1,0 +1,106 @@
+"""The conversation as the language model sees it: token ids, image blocks and 3-D positions.
+
+Every position also gets a *key* (a token id, or the image's cache key and row), so the engine can
+compare a new prompt with what the KV state already holds and feed only what differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from desktop.core.engine.tokens import SpecialIds
+
+
+@dataclass
+class ImageEmbedding:
+    key: str  # content digest + pixel budget
+    embeds: np.ndarray  # [n, hidden] merger output
+    deepstack: np.ndarray  # [layers, n, hidden]
+    grid_hw: tuple[int, int]  # merged token grid (rows, cols)
+
+    @property
+    def tokens(self) -> int:
+        return self.embeds.shape[0]
+
+
+@dataclass
+class TokenSequence:
+    special: SpecialIds
+    encode: Callable[[str], list[int]]
+    ids: list[int] = field(default_factory=list)
+    keys: list[object] = field(default_factory=list)
+    positions: list[tuple[int, int, int]] = field(default_factory=list)
+    images: list[tuple[int, ImageEmbedding]] = field(default_factory=list)  # (start, block)
+    next_position: int = 0
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add_tokens(self, ids: Sequence[int]) -> None:
+        for token in ids:
+            self.ids.append(int(token))
+            self.keys.append(int(token))
+            p = self.next_position
+            self.positions.append((p, p, p))
+            self.next_position += 1
+
+    def add_text(self, text: str) -> None:
+        self.add_tokens(self.encode(text))
+
+    def add_image(self, block: ImageEmbedding) -> None:
+        rows, cols = block.grid_hw
+        self.add_tokens([self.special.vision_start])
+        base = self.next_position
+        self.images.append((len(self.ids), block))
+        for index in range(block.tokens):
+            r, c = divmod(index, cols)
+            self.ids.append(self.special.image_pad)
+            self.keys.append((block.key, index))
+            self.positions.append((base, base + r, base + c))
+        # Qwen3-VL: text after an image continues at (largest position in the image) + 1.
+        self.next_position = base + max(rows, cols)
+        self.add_tokens([self.special.vision_end])
+
+    def add_user_turn(self, question: str, images: Sequence[ImageEmbedding]) -> None:
+        s = self.special
+        self.add_tokens([s.im_start])
+        self.add_text("user\n")
+        for block in images:
+            self.add_image(block)
+        self.add_text(question)
+        self.add_tokens([s.im_end])
+        self.add_text("\n")
+        self.add_tokens([s.im_start])
+        self.add_text("assistant\n")
+
+    def add_answer(self, answer_ids: Sequence[int]) -> None:
+        """A finished assistant turn: its own ids (never re-tokenised), then the turn's end."""
+        self.add_tokens(answer_ids)
+        self.add_tokens([self.special.im_end])
+        self.add_text("\n")
+
+    def common_prefix(self, keys: Sequence[object]) -> int:
+        n = min(len(keys), len(self.keys))
+        for i in range(n):
+            if keys[i] != self.keys[i]:
+                return i
+        return n
+
+    def position_array(self, start: int, stop: int) -> np.ndarray:
+        return np.asarray(self.positions[start:stop], dtype=np.int64).T.reshape(3, stop - start)
+
+    def visual_rows(self, start: int, stop: int):
+        """Visual mask [T] and the (embeds, deepstack) rows for positions start..stop-1."""
+        mask = np.zeros(stop - start, dtype=bool)
+        embeds, deepstack = [], []
+        for first, block in self.images:
+            lo, hi = max(first, start), min(first + block.tokens, stop)
+            if lo >= hi:
+                continue
+            mask[lo - start : hi - start] = True
+            embeds.append((lo - start, block.embeds[lo - first : hi - first]))
+            deepstack.append(block.deepstack[:, lo - first : hi - first])
+        return mask, embeds, deepstack

@@ -1,0 +1,113 @@
+"""Tokenizer, detokenizer and the chat-format token ids, on openvino-tokenizers models."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino_tokenizers  # noqa: F401  (registers the tokenizer ops with new ov.Core objects)
+
+
+@dataclass(frozen=True)
+class SpecialIds:
+    im_start: int
+    im_end: int
+    vision_start: int
+    vision_end: int
+    image_pad: int
+    eos: frozenset[int]
+
+
+def read_special_ids(folder: Path) -> SpecialIds:
+    """Ids of the chat markers, from the exported tokenizer config and model config."""
+    config = json.loads((folder / "config.json").read_text())
+    by_text: dict[str, int] = {}
+    tok_config = folder / "tokenizer_config.json"
+    if tok_config.is_file():
+        for token_id, info in (
+            json.loads(tok_config.read_text()).get("added_tokens_decoder", {}).items()
+        ):
+            by_text[info["content"]] = int(token_id)
+    im_end = by_text["<|im_end|>"]
+    eos = {im_end}
+    for source in (config.get("eos_token_id"), _generation_eos(folder)):
+        if isinstance(source, int):
+            eos.add(source)
+        elif isinstance(source, list):
+            eos.update(int(x) for x in source)
+    return SpecialIds(
+        im_start=by_text["<|im_start|>"],
+        im_end=im_end,
+        vision_start=int(config["vision_start_token_id"]),
+        vision_end=int(config["vision_end_token_id"]),
+        image_pad=int(config["image_token_id"]),
+        eos=frozenset(eos),
+    )
+
+
+def _generation_eos(folder: Path):
+    path = folder / "generation_config.json"
+    return json.loads(path.read_text()).get("eos_token_id") if path.is_file() else None
+
+
+class TextCodec:
+    """Plain text <-> token ids. Chat markers are inserted as ids, never parsed from text."""
+
+    def __init__(self, core: ov.Core, folder: Path):
+        self._tokenize = core.compile_model(folder / "openvino_tokenizer.xml", "CPU")
+        self._detokenize = core.compile_model(folder / "openvino_detokenizer.xml", "CPU")
+        self.special = read_special_ids(folder)
+        self._cache: dict[str, list[int]] = {}
+
+    def encode(self, text: str) -> list[int]:
+        if not text:
+            return []
+        cached = self._cache.get(text)
+        if cached is None:
+            result = self._tokenize([text])
+            cached = [int(x) for x in result["input_ids"][0]]
+            if len(text) < 64:  # chat markers and short fixed strings recur every turn
+                self._cache[text] = cached
+        return list(cached)
+
+    def decode(self, ids: list[int]) -> str:
+        if not ids:
+            return ""
+        result = self._detokenize(np.asarray([ids], dtype=np.int64))
+        return str(result["string_output"][0])
+
+
+class StreamDecoder:
+    """Turns a growing list of token ids into text chunks made of whole characters only.
+
+    A byte-level BPE token can end in the middle of a multi-byte UTF-8 character; the
+    detokenizer then yields U+FFFD, so such a tail is held back until the next token completes it.
+    """
+
+    def __init__(self, codec: TextCodec):
+        self._codec = codec
+        self._ids: list[int] = []
+        self._emitted = ""
+
+    @property
+    def text(self) -> str:
+        return self._emitted
+
+    def push(self, token_id: int) -> str:
+        self._ids.append(token_id)
+        full = self._codec.decode(self._ids)
+        if full.endswith("\ufffd"):
+            return ""
+        chunk = full[len(self._emitted) :] if full.startswith(self._emitted) else ""
+        self._emitted = full
+        return chunk
+
+    def flush(self) -> str:
+        """Whatever is left at the end (a truly invalid tail is shown as U+FFFD)."""
+        full = self._codec.decode(self._ids)
+        chunk = full[len(self._emitted) :] if full.startswith(self._emitted) else ""
+        self._emitted = full
+        return chunk

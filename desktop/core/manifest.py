@@ -1,0 +1,220 @@
+"""`desklens.json`: what a converted model folder holds and which software produced it.
+
+Written by convert.py after a successful export or import; checked before the engine loads a
+folder, so that a missing or truncated file, or a runtime older than the exporter, gets a clear
+sentence instead of a C++ stack trace.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+MANIFEST_NAME = "desklens.json"
+MANIFEST_FORMAT = 1
+SUPPORTED_MODEL_TYPES = ("qwen3_vl",)
+
+# The IR files the engine drives; each .xml has a .bin beside it.
+SUBMODELS = (
+    "openvino_language_model",
+    "openvino_text_embeddings_model",
+    "openvino_vision_embeddings_model",
+    "openvino_vision_embeddings_pos_model",
+    "openvino_vision_embeddings_merger_model",
+    "openvino_tokenizer",
+    "openvino_detokenizer",
+)
+REQUIRED_FILES = (
+    *(f"{name}.{ext}" for name in SUBMODELS for ext in ("xml", "bin")),
+    "config.json",
+    "preprocessor_config.json",
+)
+RUNTIME_PACKAGES = ("openvino", "openvino-tokenizers", "openvino-genai")
+EXPORT_PACKAGES = ("optimum-intel", "nncf", "transformers", "torch")
+
+
+class ModelError(Exception):
+    """A model folder that cannot be used; str() is a user-facing sentence saying what to do."""
+
+
+@dataclass
+class FileEntry:
+    size: int
+    sha256: str
+
+
+@dataclass
+class Manifest:
+    source: str
+    model_type: str
+    weight_format: str
+    created: str
+    versions: dict[str, str]
+    files: dict[str, FileEntry]
+    imported: bool = False
+    max_pixels: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        data = {
+            "format": MANIFEST_FORMAT,
+            "source": self.source,
+            "model_type": self.model_type,
+            "weight_format": self.weight_format,
+            "created": self.created,
+            "imported": self.imported,
+            "max_pixels": self.max_pixels,
+            "versions": self.versions,
+            "files": {k: {"size": v.size, "sha256": v.sha256} for k, v in self.files.items()},
+            **({"extra": self.extra} if self.extra else {}),
+        }
+        return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data = json.loads(text)
+        return cls(
+            source=data["source"],
+            model_type=data["model_type"],
+            weight_format=data["weight_format"],
+            created=data["created"],
+            versions=dict(data.get("versions", {})),
+            files={k: FileEntry(int(v["size"]), v["sha256"]) for k, v in data["files"].items()},
+            imported=bool(data.get("imported", False)),
+            max_pixels=data.get("max_pixels"),
+            extra=dict(data.get("extra", {})),
+        )
+
+
+def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def installed_versions(packages: tuple[str, ...]) -> dict[str, str]:
+    versions = {}
+    for package in packages:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def build_manifest(
+    folder: Path,
+    *,
+    source: str,
+    weight_format: str,
+    imported: bool,
+    versions: dict[str, str],
+    max_pixels: int | None = None,
+) -> Manifest:
+    """Hashes every file in `folder` (the manifest itself excluded)."""
+    config = json.loads((folder / "config.json").read_text())
+    files = {
+        path.relative_to(folder).as_posix(): FileEntry(path.stat().st_size, sha256_file(path))
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST_NAME
+    }
+    return Manifest(
+        source=source,
+        model_type=config.get("model_type", "unknown"),
+        weight_format=weight_format,
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        versions=versions,
+        files=files,
+        imported=imported,
+        max_pixels=max_pixels,
+    )
+
+
+def write_manifest(folder: Path, manifest: Manifest) -> Path:
+    path = folder / MANIFEST_NAME
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(manifest.to_json())
+    tmp.replace(path)
+    return path
+
+
+def read_manifest(folder: Path) -> Manifest:
+    path = folder / MANIFEST_NAME
+    if not path.is_file():
+        raise ModelError(
+            f"{folder} has no {MANIFEST_NAME}: it was not made by convert.py. "
+            f"Convert the model with `python convert.py --model ...`, or import a converted "
+            f"OpenVINO folder with `python convert.py --model {folder}`."
+        )
+    try:
+        return Manifest.from_json(path.read_text())
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ModelError(
+            f"{path} is damaged ({exc}). Convert or import the model again with convert.py."
+        ) from exc
+
+
+def _release(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split("+")[0].split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def check_files(folder: Path) -> None:
+    """Raises ModelError naming the first required file that is missing."""
+    missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
+    if missing:
+        raise ModelError(
+            f"The model folder {folder} is incomplete: {missing[0]} is missing. "
+            "Convert or import the model again with convert.py."
+        )
+
+
+def verify_model_dir(folder: Path, *, hashes: bool = False) -> Manifest:
+    """Checks a converted folder before loading: files, sizes (and sha256), versions, type."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ModelError(f"The model folder {folder} does not exist.")
+    check_files(folder)
+    manifest = read_manifest(folder)
+    if manifest.model_type not in SUPPORTED_MODEL_TYPES:
+        raise ModelError(
+            f"{folder} holds a '{manifest.model_type}' model; DeskLens supports "
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}."
+        )
+    for name, entry in manifest.files.items():
+        path = folder / name
+        if not path.is_file():
+            raise ModelError(
+                f"The model folder {folder} is incomplete: {name} is missing. "
+                "Convert or import the model again with convert.py."
+            )
+        size = path.stat().st_size
+        if size != entry.size:
+            raise ModelError(
+                f"{name} in {folder} is damaged: {size} bytes instead of {entry.size} "
+                "(truncated copy or full disk?). Convert or import the model again."
+            )
+        if hashes and sha256_file(path) != entry.sha256:
+            raise ModelError(
+                f"{name} in {folder} does not match its checksum in {MANIFEST_NAME}. "
+                "Convert or import the model again."
+            )
+    runtime = installed_versions(RUNTIME_PACKAGES)
+    for package in ("openvino", "openvino-tokenizers"):
+        made_with, have = manifest.versions.get(package), runtime.get(package)
+        if made_with and have and _release(have) < _release(made_with):
+            raise ModelError(
+                f"This model was exported with {package} {made_with}, newer than the installed "
+                f"{have}. Update DeskLens (pip install -U {package}) or convert the model again "
+                "with this version."
+            )
+    return manifest
