@@ -356,7 +356,8 @@ def quantization_config(weight_format: str) -> dict | None:
     if weight_format == "int8":
         return {"bits": 8, "sym": True, "group_size": -1, "ratio": 1.0}
     if weight_format == "int4":
-        return {"bits": 4, "sym": False, "group_size": 128, "ratio": 1.0}
+        # "adjust": a smaller group where a layer is narrower than 128 channels (tiny models).
+        return {"bits": 4, "sym": False, "group_size": 128, "ratio": 1.0, "group_size_fallback": "adjust"}
     return None
 
 

@@ -50,6 +50,7 @@ TINY_TEXT = dict(
     rope_theta=5_000_000.0,
     rope_scaling={"rope_type": "default", "mrope_section": [2, 3, 3], "mrope_interleaved": True},
     tie_word_embeddings=True,
+    initializer_range=0.2,  # wide enough that greedy output varies with the input
 )
 TINY_VISION = dict(
     depth=2,
@@ -62,6 +63,7 @@ TINY_VISION = dict(
     out_hidden_size=64,
     num_position_embeddings=64,
     deepstack_visual_indexes=[0, 1],
+    initializer_range=0.2,
 )
 
 # Published Qwen3-VL-2B-Instruct shape (see shared notes); weights random, cost identical.

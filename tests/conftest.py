@@ -1,0 +1,103 @@
+"""Shared fixtures: a tiny random Qwen3-VL checkpoint, converted by the project's own convert.py.
+
+Built once per test session. Set DESKLENS_TEST_CACHE=/some/dir to keep them between runs while
+developing (the folder name includes a hash of the factory and converter, so edits rebuild).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tests never reach a hub
+os.environ.setdefault("OPENVINO_TELEMETRY_DISABLE", "1")
+
+
+def _build_key() -> str:
+    digest = hashlib.sha256()
+    for path in (ROOT / "tests" / "model_factory.py", ROOT / "convert.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir(tmp_path_factory) -> Path:
+    cache = os.environ.get("DESKLENS_TEST_CACHE")
+    if cache:
+        folder = Path(cache) / _build_key()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("tiny-models")
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(artifacts_dir: Path) -> Path:
+    from model_factory import build_checkpoint
+
+    folder = artifacts_dir / "tiny-qwen3-vl"
+    if not (folder / "model.safetensors").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        build_checkpoint(folder)
+    return folder
+
+
+def run_convert(*args: str, env: dict | None = None, timeout: int = 600):
+    """Runs the real convert.py CLI in a subprocess."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "convert.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
+
+
+def _converted(artifacts_dir: Path, checkpoint: Path, weight_format: str) -> Path:
+    target = artifacts_dir / "ir" / f"tiny-{weight_format}"
+    if not (target / "desklens.json").is_file():
+        result = run_convert(
+            "--model", str(checkpoint), "--weight-format", weight_format,
+            "--output", str(target), "--force",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+    return target
+
+
+@pytest.fixture(scope="session")
+def tiny_ir(artifacts_dir: Path, tiny_checkpoint: Path) -> Path:
+    """The tiny model converted with the default settings (INT8 weights)."""
+    return _converted(artifacts_dir, tiny_checkpoint, "int8")
+
+
+@pytest.fixture(scope="session")
+def tiny_ir_fp32(artifacts_dir: Path, tiny_checkpoint: Path) -> Path:
+    """Full precision: what the exactness test against transformers needs."""
+    return _converted(artifacts_dir, tiny_checkpoint, "fp32")
+
+
+@pytest.fixture(scope="session")
+def tiny_ir_int4(artifacts_dir: Path, tiny_checkpoint: Path) -> Path:
+    return _converted(artifacts_dir, tiny_checkpoint, "int4")
+
+
+@pytest.fixture
+def sample_image():
+    """A small document-like picture with some structure (not a flat colour)."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (320, 200), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((10, 10, 310, 40), fill=(30, 60, 200))
+    for row in range(5):
+        draw.text((16, 60 + row * 24), f"Line {row}: total {row * 7}.50", fill="black")
+    return image
