@@ -41,6 +41,8 @@ class EngineConfig:
     min_visual_tokens: int = DEFAULT_MIN_VISUAL_TOKENS
     max_context_tokens: int = 16384
     image_cache_size: int = 32
+    # None: the device default (bf16 on CPUs with AMX/AVX512-BF16); "f32" for exact results.
+    inference_precision: str | None = None
     language_properties: dict = field(default_factory=dict)
     vision_properties: dict = field(default_factory=dict)
 
@@ -65,7 +67,9 @@ class VLMEngine:
         self.config = config
         self._stop = threading.Event()
         core = ov.Core()
-        common = {"INFERENCE_NUM_THREADS": config.threads} if config.threads else {}
+        common: dict = {"INFERENCE_NUM_THREADS": config.threads} if config.threads else {}
+        if config.inference_precision:
+            common["INFERENCE_PRECISION_HINT"] = config.inference_precision
         lm_props = {**common, **config.language_properties}
         vis_props = {**common, **config.vision_properties}
         device = config.device
@@ -93,6 +97,9 @@ class VLMEngine:
         )
         self.info = ModelInfo(folder.name, folder, device, manifest.weight_format, manifest)
         self._kv_keys: list[object] = []  # key of every position the KV state holds
+        # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
+        self.last_sequence: TokenSequence | None = None
+        self.last_prefill_logits: np.ndarray | None = None
 
     @classmethod
     def load(cls, folder: str | Path, config: EngineConfig | None = None) -> VLMEngine:
@@ -172,14 +179,15 @@ class VLMEngine:
     # -- internals ---------------------------------------------------------------------------
 
     def _embed_images(
-        self, images: Sequence[ImageLike], stats: AnswerStats
+        self, images: Sequence[ImageLike], stats: AnswerStats, history: bool = False
     ) -> list[ImageEmbedding]:
+        """Embeddings from the cache or the encoder; earlier turns' cache hits are not counted."""
         blocks = []
         t0 = time.perf_counter()
         for item in images:
             cached = self.encoder.cached(item.digest)
             if cached is not None:
-                stats.images_cached += 1
+                stats.images_cached += 0 if history else 1
                 blocks.append(cached)
             else:
                 stats.images_encoded += 1
@@ -192,7 +200,7 @@ class VLMEngine:
     ) -> TokenSequence:
         seq = TokenSequence(self.codec.special, self.codec.encode)
         for turn in turns:
-            seq.add_user_turn(turn.question, self._embed_images(turn.images, stats))
+            seq.add_user_turn(turn.question, self._embed_images(turn.images, stats, history=True))
             seq.add_answer(turn.answer_ids)
         seq.add_user_turn(question, new_blocks)
         return seq
@@ -249,6 +257,7 @@ class VLMEngine:
         embeds, mask, deepstack = self._embed_chunk(seq, reuse, len(seq))
         logits = self.language.feed(embeds, seq.position_array(reuse, len(seq)), mask, deepstack)
         self._kv_keys = list(seq.keys)
+        self.last_sequence, self.last_prefill_logits = seq, logits
         stats.prefill_s = time.perf_counter() - t0
         stats.input_tokens = len(seq) - reuse
 

@@ -91,15 +91,19 @@ def prepare_image(image: Image.Image, spec: VisionSpec) -> PreparedImage:
 
 
 def _linspace_f32(end: float, steps: int) -> np.ndarray:
-    """torch.linspace(0, end, steps) in float32, bit for bit (it fills from both ends)."""
+    """torch.linspace(0, end, steps) in float32, bit for bit.
+
+    torch fills the first half as step*i and the second as end - step*(steps-1-i), each with a
+    single rounding (fused multiply-add): float64 arithmetic rounded once reproduces that.
+    """
     if steps == 1:
         return np.zeros(1, np.float32)
-    step = np.float32(end) / np.float32(steps - 1)
+    step = np.float64(np.float32(end) / np.float32(steps - 1))
     idx = np.arange(steps)
     half = steps // 2
     out = np.empty(steps, np.float32)
-    out[:half] = idx[:half].astype(np.float32) * step
-    out[half:] = np.float32(end) - (steps - 1 - idx[half:]).astype(np.float32) * step
+    out[:half] = (idx[:half] * step).astype(np.float32)
+    out[half:] = (np.float64(end) - (steps - 1 - idx[half:]) * step).astype(np.float32)
     return out
 
 
