@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Convert a Hugging Face Qwen3-VL checkpoint to OpenVINO IR for DeskLens, or import a converted one.
+"""Convert a Hugging Face Qwen3-VL checkpoint to OpenVINO IR for DeskLens, or import a converted IR.
 
     python convert.py --model Qwen/Qwen3-VL-2B-Instruct            # INT8 weights (default)
     python convert.py --model ./my-checkpoint --weight-format int4
@@ -357,7 +357,13 @@ def quantization_config(weight_format: str) -> dict | None:
         return {"bits": 8, "sym": True, "group_size": -1, "ratio": 1.0}
     if weight_format == "int4":
         # "adjust": a smaller group where a layer is narrower than 128 channels (tiny models).
-        return {"bits": 4, "sym": False, "group_size": 128, "ratio": 1.0, "group_size_fallback": "adjust"}
+        return {
+            "bits": 4,
+            "sym": False,
+            "group_size": 128,
+            "ratio": 1.0,
+            "group_size_fallback": "adjust",
+        }
     return None
 
 

@@ -206,9 +206,7 @@ def test_existing_output_needs_force(tiny_checkpoint, tmp_path, capsys):
 
 def test_not_enough_disk_is_checked_before_starting(tiny_checkpoint, tmp_path, monkeypatch, capsys):
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(
-        convert.shutil, "disk_usage", lambda p: usage._replace(free=1024)
-    )
+    monkeypatch.setattr(convert.shutil, "disk_usage", lambda p: usage._replace(free=1024))
     called = []
     monkeypatch.setattr(convert, "export", lambda *a: called.append(a))
     assert convert.main(["--model", str(tiny_checkpoint), "--output", str(tmp_path / "o")]) == 1
@@ -216,7 +214,9 @@ def test_not_enough_disk_is_checked_before_starting(tiny_checkpoint, tmp_path, m
     assert called == []
 
 
-def test_missing_convert_extra_names_the_install_command(tiny_checkpoint, tmp_path, monkeypatch, capsys):
+def test_missing_convert_extra_names_the_install_command(
+    tiny_checkpoint, tmp_path, monkeypatch, capsys
+):
     import builtins
 
     real_import = builtins.__import__
@@ -236,7 +236,10 @@ def test_max_pixels_is_written_into_the_preprocessor_config(tiny_ir, tmp_path):
     source = tmp_path / "src"
     shutil.copytree(tiny_ir, source)
     target = tmp_path / "models" / "budget"
-    assert convert.main(["--model", str(source), "--output", str(target), "--max-pixels", "200000"]) == 0
+    assert (
+        convert.main(["--model", str(source), "--output", str(target), "--max-pixels", "200000"])
+        == 0
+    )
     config = json.loads((target / "preprocessor_config.json").read_text())
     assert config["size"]["longest_edge"] == 200000
     assert read_manifest(target).max_pixels == 200000

@@ -49,9 +49,11 @@ def hf_generate(model, ids, prepared_images, new_tokens=NEW_TOKENS):
         kwargs["image_grid_thw"] = torch.tensor([list(p.grid) for p in prepared_images])
     input_ids = torch.tensor([ids])
     with torch.no_grad():
-        logits = model(
-            input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **kwargs
-        ).logits[0, -1].numpy()
+        logits = (
+            model(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
+            .logits[0, -1]
+            .numpy()
+        )
         out = model.generate(
             input_ids=input_ids,
             attention_mask=torch.ones_like(input_ids),

@@ -45,7 +45,7 @@ class LanguageModel:
         steps = embeds.shape[0]
         if visual_mask is None or not visual_mask.any():
             visual_mask = np.zeros((1, steps), dtype=bool)
-            # The traced deepstack gather expects one (zero) row per position when nothing is visual.
+            # The traced deepstack gather wants one (zero) row per position when nothing is visual.
             deepstack = np.zeros((self._deepstack_layers, steps, self._hidden), np.float32)
         else:
             visual_mask = visual_mask.reshape(1, steps)

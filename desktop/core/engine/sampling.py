@@ -15,7 +15,7 @@ class Sampler:
         self._rng = np.random.default_rng(settings.seed)
 
     def choose(self, logits: np.ndarray, seen: Sequence[int], allowed: np.ndarray | None = None):
-        """Picks a token id from logits [vocab]; `allowed` is a boolean mask (constrained output)."""
+        """A token id from logits [vocab]; `allowed` is a boolean mask (constrained output)."""
         logits = np.asarray(logits, dtype=np.float32)
         penalty = self.settings.repetition_penalty
         if penalty != 1.0 and len(seen):

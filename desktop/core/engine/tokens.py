@@ -84,30 +84,35 @@ class StreamDecoder:
     """Turns a growing list of token ids into text chunks made of whole characters only.
 
     A byte-level BPE token can end in the middle of a multi-byte UTF-8 character; the
-    detokenizer then yields U+FFFD, so such a tail is held back until the next token completes it.
+    detokenizer then yields U+FFFD, so such a tail is held back until a later token completes it.
+    Only a short window of ids is decoded per token (prefix/read offsets), so cost stays flat.
     """
 
     def __init__(self, codec: TextCodec):
         self._codec = codec
         self._ids: list[int] = []
-        self._emitted = ""
+        self._prefix = 0  # window start: ids before it are settled
+        self._read = 0  # ids up to here have been emitted
+        self._parts: list[str] = []
 
     @property
     def text(self) -> str:
-        return self._emitted
+        return "".join(self._parts)
+
+    def _step(self, final: bool) -> str:
+        settled = self._codec.decode(self._ids[self._prefix : self._read])
+        window = self._codec.decode(self._ids[self._prefix :])
+        if len(window) <= len(settled) or (window.endswith("\ufffd") and not final):
+            return ""
+        chunk = window[len(settled) :]
+        self._prefix, self._read = self._read, len(self._ids)
+        self._parts.append(chunk)
+        return chunk
 
     def push(self, token_id: int) -> str:
         self._ids.append(token_id)
-        full = self._codec.decode(self._ids)
-        if full.endswith("\ufffd"):
-            return ""
-        chunk = full[len(self._emitted) :] if full.startswith(self._emitted) else ""
-        self._emitted = full
-        return chunk
+        return self._step(final=False)
 
     def flush(self) -> str:
         """Whatever is left at the end (a truly invalid tail is shown as U+FFFD)."""
-        full = self._codec.decode(self._ids)
-        chunk = full[len(self._emitted) :] if full.startswith(self._emitted) else ""
-        self._emitted = full
-        return chunk
+        return self._step(final=True)

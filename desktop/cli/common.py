@@ -1,0 +1,93 @@
+"""Pieces every model-using subcommand shares: model options, loading, image inputs, errors."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from desktop.cli import exit_codes
+from desktop.core.images import ImageError, LoadedImage, collect_image_files, load_image
+
+
+class CliError(Exception):
+    """Printed as `desklens: error: …` with its exit code, never as a traceback."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def fail(error: CliError) -> int:
+    print(f"desklens: error: {error}", file=sys.stderr)
+    return error.exit_code
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model")
+    group.add_argument("--model", help="converted model folder or name (see `desklens models`)")
+    group.add_argument("--device", default="CPU", help="OpenVINO device: CPU, GPU, NPU, AUTO")
+    group.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+    group.add_argument(
+        "--max-visual-tokens",
+        type=int,
+        default=None,
+        help="image detail: visual tokens per image (32x32 px each); lower is faster",
+    )
+
+
+def add_generation_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("generation")
+    group.add_argument("--max-new-tokens", type=int, default=None, help="answer length limit")
+    group.add_argument("--temperature", type=float, default=None, help="0 = greedy (default)")
+    group.add_argument("--repetition-penalty", type=float, default=None)
+
+
+def load_engine(args: argparse.Namespace):
+    """Resolves and loads the model; model problems become exit code 3."""
+    from desktop.core.engine import EngineConfig, VLMEngine
+    from desktop.core.manifest import ModelError
+    from desktop.core.model_registry import resolve_model
+
+    config = EngineConfig(device=args.device, threads=args.threads)
+    if args.max_visual_tokens:
+        config.max_visual_tokens = args.max_visual_tokens
+    try:
+        return VLMEngine.load(resolve_model(args.model), config)
+    except ModelError as exc:
+        raise CliError(str(exc), exit_codes.MODEL_PROBLEM) from exc
+
+
+def load_images(paths: Sequence[str]) -> list[LoadedImage]:
+    """Files and folders to images; anything unreadable is an input problem (exit code 4)."""
+    files, refused = collect_image_files(paths)
+    if refused:
+        names = ", ".join(p.name for p in refused)
+        raise CliError(f"not an image DeskLens can read: {names}", exit_codes.INPUT_PROBLEM)
+    if not files and paths:
+        raise CliError(f"no images found in {', '.join(paths)}", exit_codes.INPUT_PROBLEM)
+    try:
+        return [load_image(path) for path in files]
+    except ImageError as exc:
+        raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from exc
+
+
+@contextmanager
+def ctrl_c_stops(engine) -> Iterator[None]:
+    """While answering, Ctrl+C stops the answer (cooperatively) instead of killing the process."""
+    if not hasattr(signal, "SIGINT") or not _main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: engine.stop())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

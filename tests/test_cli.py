@@ -1,0 +1,131 @@
+"""`desklens ask | chat | models` and their exit codes, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from desktop.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def models_dir(tiny_ir, tmp_path, monkeypatch):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    shutil.copytree(tiny_ir, folder / "tiny")
+    monkeypatch.setenv("DESKLENS_MODELS_DIR", str(folder))
+    monkeypatch.delenv("DESKLENS_MODEL", raising=False)
+    return folder
+
+
+@pytest.fixture
+def screenshot(sample_image, tmp_path):
+    path = tmp_path / "screenshot.png"
+    sample_image.save(path)
+    return path
+
+
+def desklens(*args, stdin: str | None = None, timeout: int = 120):
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+def test_ask_streams_the_answer(models_dir, screenshot):
+    result = desklens("ask", str(screenshot), "-q", "What is the total?", "--max-new-tokens", "8")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()  # the (gibberish) answer
+    assert "visual tokens" in result.stderr and "first token" in result.stderr
+
+
+def test_ask_json_prints_answer_and_stats(models_dir, screenshot, capsys):
+    code = main(["ask", str(screenshot), "--preset", "text", "--json", "--max-new-tokens", "6"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["model"] == "tiny" and data["images"] == ["screenshot.png"]
+    assert data["stats"]["generated_tokens"] <= 6 and data["stats"]["visual_tokens"] > 0
+    assert data["finish_reason"] in ("eos", "length")
+
+
+def test_ask_without_a_question_is_a_usage_error(models_dir, screenshot, capsys):
+    assert main(["ask", str(screenshot)]) == 2
+    assert "give a question" in capsys.readouterr().err
+
+
+def test_unknown_flag_is_a_usage_error():
+    result = desklens("ask", "--no-such-flag")
+    assert result.returncode == 2 and "unrecognized arguments" in result.stderr
+
+
+def test_no_model_is_exit_code_3(tmp_path, monkeypatch, screenshot, capsys):
+    monkeypatch.setenv("DESKLENS_MODELS_DIR", str(tmp_path / "empty"))
+    assert main(["ask", str(screenshot), "-q", "Hi"]) == 3
+    err = capsys.readouterr().err
+    assert "No converted model found" in err and "convert.py" in err
+
+
+def test_damaged_model_is_exit_code_3(models_dir, screenshot, capsys):
+    (models_dir / "tiny" / "openvino_tokenizer.xml").unlink()
+    assert main(["ask", str(screenshot), "-q", "Hi"]) == 3
+    assert "openvino_tokenizer.xml is missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", [b"", b"not an image at all", b"\x89PNG\r\n\x1a\n\0\0"])
+def test_bad_image_is_exit_code_4(models_dir, tmp_path, content, capsys):
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(content)
+    assert main(["ask", str(bad), "-q", "Hi"]) == 4
+    assert "broken.png" in capsys.readouterr().err
+
+
+def test_non_image_file_is_exit_code_4(models_dir, tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello")
+    assert main(["ask", str(notes), "-q", "Hi"]) == 4
+    assert "notes.txt" in capsys.readouterr().err
+
+
+def test_models_lists_converted_models(models_dir, capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "tiny" in out and "int8" in out
+    assert main(["models", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["name"] == "tiny" and rows[0]["weight_format"] == "int8"
+
+
+def test_chat_holds_a_multi_turn_conversation(models_dir, screenshot):
+    script = "What is this?\nAnd the total?\n/clear\nNew question\n"
+    result = desklens("chat", str(screenshot), "--max-new-tokens", "5", stdin=script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("desklens> ") == 3
+    assert "(new conversation)" in result.stderr
+
+
+def test_ctrl_c_stops_the_answer_and_keeps_it(models_dir, screenshot):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "ask", str(screenshot), "-q", "Go on.",
+         "--max-new-tokens", "6000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True,
+    )  # fmt: skip
+    first = proc.stdout.read(1)  # the answer has started streaming
+    assert first
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "[stopped]" in err
