@@ -18,6 +18,7 @@ import numpy as np
 import openvino as ov
 
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
+from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.encoder import VisionEncoder
 from desktop.core.engine.language import LanguageModel
 from desktop.core.engine.sampling import Sampler
@@ -100,6 +101,8 @@ class VLMEngine:
         # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
         self.last_sequence: TokenSequence | None = None
         self.last_prefill_logits: np.ndarray | None = None
+        self._folder = folder
+        self._json: JsonConstraint | None = None  # built on first JSON request (~1 s)
 
     @classmethod
     def load(cls, folder: str | Path, config: EngineConfig | None = None) -> VLMEngine:
@@ -243,6 +246,11 @@ class VLMEngine:
         self._embed_request.infer({0: np.asarray([[token]], dtype=np.int64)})
         return self._embed_request.get_output_tensor(0).data[0]
 
+    def _json_matcher(self, schema: dict, vocab_size: int) -> JsonMatcher:
+        if self._json is None:
+            self._json = JsonConstraint(self._folder, self.codec.special.im_end, vocab_size)
+        return self._json.matcher(schema)
+
     def _ask(self, conversation, question, images, settings, on_text, stats, started) -> Answer:
         blocks = self._embed_images(images, stats)
         stats.visual_tokens = sum(b.tokens for b in blocks)
@@ -262,6 +270,11 @@ class VLMEngine:
         stats.input_tokens = len(seq) - reuse
 
         sampler = Sampler(settings)
+        matcher = (
+            self._json_matcher(settings.json_schema, logits.shape[0])
+            if settings.json_schema
+            else None
+        )
         decoder = StreamDecoder(self.codec)
         answer_ids: list[int] = []
         finish = "length"
@@ -272,10 +285,14 @@ class VLMEngine:
             if self._stop.is_set():
                 finish = "stopped"
                 break
-            token = sampler.choose(logits, seq.ids + answer_ids)
+            allowed = matcher.allowed() if matcher is not None else None
+            seen = seq.ids + answer_ids if settings.repetition_penalty != 1.0 else ()
+            token = sampler.choose(logits, seen, allowed)
             if token in eos:
                 finish = "eos"
                 break
+            if matcher is not None:
+                matcher.advance(token)
             answer_ids.append(token)
             chunk = decoder.push(token)
             if first_token_at is None:

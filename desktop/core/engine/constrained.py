@@ -1,0 +1,61 @@
+"""JSON-schema constrained decoding with llguidance: the answer is valid JSON by construction.
+
+The tokenizer is built from the model folder's tokenizer.json (no transformers at runtime); the
+matcher masks every token that would break the schema, and allows end-of-turn only once the JSON
+is complete.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+class JsonConstraint:
+    """One tokenizer per model (expensive to build); one matcher per answer."""
+
+    def __init__(self, folder: Path, eos_token: int, vocab_size: int):
+        import llguidance
+
+        tokenizer_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
+        self._llg = llguidance
+        self._tokenizer = llguidance.LLTokenizer(tokenizer_json, eos_token=eos_token)
+        self._vocab = vocab_size
+        self._eos = eos_token
+
+    def matcher(self, schema: dict) -> JsonMatcher:
+        grammar = self._llg.LLMatcher.grammar_from_json_schema(
+            json.dumps(schema), defaults={"whitespace_flexible": False}
+        )
+        matcher = self._llg.LLMatcher(self._tokenizer, grammar)
+        if matcher.is_error():
+            raise ValueError(f"the JSON schema cannot be used: {matcher.get_error()}")
+        return JsonMatcher(matcher, self._vocab, self._eos)
+
+
+class JsonMatcher:
+    def __init__(self, matcher, vocab_size: int, eos_token: int):
+        self._matcher = matcher
+        self._vocab = vocab_size
+        self._eos = eos_token
+
+    def allowed(self) -> np.ndarray:
+        """Boolean mask over the model's vocabulary of the tokens the schema allows next."""
+        words = np.frombuffer(self._matcher.compute_bitmask(), dtype=np.uint32)
+        bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)
+        mask = np.zeros(self._vocab, dtype=bool)
+        n = min(self._vocab, bits.shape[0])
+        mask[:n] = bits[:n]
+        if self._matcher.is_accepting():
+            mask[self._eos] = True
+        return mask
+
+    def advance(self, token: int) -> None:
+        if not self._matcher.consume_token(token):
+            raise ValueError(f"constrained decoding rejected token {token}")
+
+    @property
+    def done(self) -> bool:
+        return self._matcher.is_stopped()
