@@ -20,7 +20,7 @@ import openvino as ov
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.encoder import VisionEncoder
-from desktop.core.engine.language import LanguageModel
+from desktop.core.engine.language import LanguageModel, keep_last_logits
 from desktop.core.engine.sampling import Sampler
 from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
 from desktop.core.engine.tokens import StreamDecoder, TextCodec
@@ -82,8 +82,9 @@ class VLMEngine:
             core, folder / "openvino_text_embeddings_model.xml", device, lm_props
         )
         self._embed_request = self._embed.create_infer_request()
+        lm = keep_last_logits(core.read_model(folder / "openvino_language_model.xml"))
         self.language = LanguageModel(
-            _compile(core, folder / "openvino_language_model.xml", device, lm_props),
+            core.compile_model(lm, device, lm_props),
             deepstack_layers=len(vision_cfg.get("deepstack_visual_indexes", [])),
             hidden=self._hidden,
         )

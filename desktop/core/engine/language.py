@@ -6,6 +6,34 @@ import numpy as np
 import openvino as ov
 
 
+def keep_last_logits(model: ov.Model) -> ov.Model:
+    """Computes the LM head for the last position only.
+
+    The export returns logits for every prompt position ([1, T, vocab]); generation needs only
+    the last row. For Qwen3-VL-2B (vocab 151,936) that head costs ~0.6 GFLOP and 0.6 MB of output
+    per position: on a 1,000-token prompt, 0.6 TFLOP and 600 MB skipped.
+    """
+    from openvino import opset13 as ops
+
+    result = model.output("logits").get_node()
+    head = result.input_value(0).get_node()
+    while head.get_type_name() != "MatMul":
+        if head.get_input_size() == 0:
+            return model  # unexpected graph: leave it as exported
+        head = head.input_value(0).get_node()
+    hidden = head.input_value(0)
+    last = ops.slice(
+        hidden,
+        ops.constant([-1], ov.Type.i64),
+        ops.constant([2**62], ov.Type.i64),
+        ops.constant([1], ov.Type.i64),
+        ops.constant([1], ov.Type.i64),
+    )
+    head.input(0).replace_source_output(last.output(0))
+    model.validate_nodes_and_infer_types()
+    return model
+
+
 class LanguageModel:
     """Feeds embeddings chunk by chunk; remembers how many positions the KV state holds."""
 
