@@ -30,6 +30,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         description=f"{APP_NAME}: offline answers and text extraction for images.",
     )
     parser.add_argument("--version", action="version", version=f"{APP_NAME} {__version__}")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check the runtime, OCR and (with --model) the model, then exit 0/1",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module_name, help_text) in SUBCOMMANDS.items():
@@ -42,6 +47,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--self-test" in argv:
+        from desktop.selftest import main as self_test
+
+        return self_test([a for a in argv if a != "--self-test"])
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]
     parser = build_parser(argv)
