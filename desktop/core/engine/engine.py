@@ -32,6 +32,7 @@ from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 # resolution and is the top of the range Qwen recommends for document reading; users can raise it.
 DEFAULT_MAX_VISUAL_TOKENS = 1280
 DEFAULT_MIN_VISUAL_TOKENS = 16
+RETAIN_AFTER_OVERFLOW = 0.6  # share of the context kept when old turns must go
 
 
 @dataclass
@@ -212,15 +213,21 @@ class VLMEngine:
     def _fit_context(
         self, conversation: Conversation, question: str, blocks, settings, stats
     ) -> TokenSequence:
-        """Drops the oldest turns until prompt + answer budget fits the context window."""
+        """Drops the oldest turns when prompt + answer budget would overflow the context.
+
+        Dropping turns changes the start of the prompt, so the whole rest must be prefilled
+        again; it drops down to RETAIN_AFTER_OVERFLOW of the window so that this happens once
+        every several turns, not on every turn.
+        """
         limit = self.config.max_context_tokens
         turns = list(conversation.turns)
-        while True:
-            seq = self._build_sequence(turns, question, blocks, stats)
-            if len(seq) + settings.max_new_tokens <= limit or not turns:
-                break
-            turns.pop(0)
-            stats.dropped_turns += 1
+        seq = self._build_sequence(turns, question, blocks, stats)
+        if len(seq) + settings.max_new_tokens > limit:
+            target = min(limit * RETAIN_AFTER_OVERFLOW, limit - settings.max_new_tokens)
+            while turns and len(seq) > target:
+                turns.pop(0)
+                stats.dropped_turns += 1
+                seq = self._build_sequence(turns, question, blocks, stats)
         if len(seq) + 1 > limit:
             raise ValueError(
                 f"this question and its images need {len(seq)} tokens, more than the "
