@@ -24,6 +24,7 @@ class GenerationSettings:
     repetition_penalty: float = 1.0
     seed: int | None = None
     json_schema: dict | None = None  # constrain the answer to JSON matching this schema
+    ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
 
 
 @dataclass

@@ -288,7 +288,7 @@ class VLMEngine:
         finish = "length"
         first_token_at = None
         position = seq.next_position
-        eos = self.codec.special.eos
+        eos = frozenset() if settings.ignore_eos else self.codec.special.eos
         while len(answer_ids) < settings.max_new_tokens:
             if self._stop.is_set():
                 finish = "stopped"
