@@ -110,8 +110,8 @@ def child_torch(checkpoint: str, size: str, max_tokens: int | None) -> dict:
     processor = AutoProcessor.from_pretrained(checkpoint)
     load_s = time.perf_counter() - t0
     image = document_screenshot(SIZES[size])
-    messages = [{"role": "user", "content": [{"type": "image"},
-                                             {"type": "text", "text": "What is the total amount?"}]}]  # fmt: skip
+    question = {"type": "text", "text": "What is the total amount?"}
+    messages = [{"role": "user", "content": [{"type": "image"}, question]}]
     prompt = processor.apply_chat_template(messages, add_generation_prompt=True)
     kwargs = {}
     if max_tokens:
@@ -268,8 +268,10 @@ def main() -> int:
     bandwidth, gflops = memory_bandwidth_gbs(), gemm_gflops()
     lm_bytes = (ir / "openvino_language_model.bin").stat().st_size
     decode_floor = bandwidth * 1e9 / lm_bytes
-    print(f"machine: {bandwidth:.1f} GB/s copy bandwidth, {gflops:.0f} GFLOP/s f32 GEMM; "
-          f"INT8 LM weights {lm_bytes / 1e9:.2f} GB -> decode floor {decode_floor:.1f} tok/s")  # fmt: skip
+    print(
+        f"machine: {bandwidth:.1f} GB/s copy bandwidth, {gflops:.0f} GFLOP/s f32 GEMM; INT8 LM "
+        f"weights {lm_bytes / 1e9:.2f} GB -> decode floor {decode_floor:.1f} tok/s"
+    )
 
     rows = []
     for size in args.sizes:
@@ -308,7 +310,8 @@ def main() -> int:
                 f"| {size} | {label} | {r.get('visual_tokens', '–')} | {fmt(r.get('load_s'))} | "
                 f"{fmt(r.get('ttft_s'))} | {fmt(r.get('vision_s'))} | {fmt(r.get('prefill_s'))} | "
                 f"{fmt(r.get('decode_tps'), 'tok/s')} | {fmt(r.get('followup_ttft_s'), 's', 2)} | "
-                f"{fmt(r.get('seen_image_ttft_s'), 's', 2)} | {fmt(r.get('peak_rss_gib'), 'GiB', 2)} |"
+                f"{fmt(r.get('seen_image_ttft_s'), 's', 2)} | "
+                f"{fmt(r.get('peak_rss_gib'), 'GiB', 2)} |"
             )
         if "error" not in t and "error" not in d and "error" not in f:
             lines.append(
