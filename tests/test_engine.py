@@ -228,3 +228,9 @@ def test_json_preset_yields_a_json_object(engine, image):
         assert isinstance(json.loads(answer.text), dict)
     else:  # cut by the length limit: still a valid JSON prefix of an object
         assert answer.finish_reason == "length" and answer.text.lstrip().startswith("{")
+
+
+def test_vision_merger_builds_no_dense_attention_mask(engine):
+    # The export's [1, N, N] mask input is replaced by a broadcast zero at load time (exactness
+    # against transformers is checked with this in place, in test_engine_exactness.py).
+    assert engine.encoder.takes_dense_mask is False

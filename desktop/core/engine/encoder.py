@@ -17,6 +17,29 @@ from desktop.core.engine.vision import (
 )
 
 
+def drop_dense_attention_mask(model: ov.Model) -> ov.Model:
+    """Replaces the merger's [1, N, N] attention-mask input by a broadcast zero.
+
+    The export takes a dense mask so several images can share one call; DeskLens encodes one
+    image per call (full attention within it), so the mask is all zeros: without it no N x N
+    buffer (266 MB at 1080p) is built and filled for every image. Results are identical.
+    """
+    from openvino import opset13 as ops
+
+    mask = next(
+        (p for p in model.get_parameters() if "attention_mask" in p.output(0).get_names()), None
+    )
+    if mask is None:
+        return model
+    rank = mask.get_output_partial_shape(0).rank.get_length()
+    zero = ops.constant(np.zeros((1,) * rank, np.float32))
+    for target in list(mask.output(0).get_target_inputs()):
+        target.replace_source_output(zero.output(0))
+    model.remove_parameter(mask)
+    model.validate_nodes_and_infer_types()
+    return model
+
+
 class VisionEncoder:
     def __init__(
         self,
@@ -29,6 +52,9 @@ class VisionEncoder:
         self._patch = patch_model.create_infer_request()
         self._pos = pos_model.create_infer_request()
         self._merger = merger_model.create_infer_request()
+        self.takes_dense_mask = any(
+            "attention_mask" in port.get_names() for port in merger_model.inputs
+        )
         self.spec = spec
         self._cache: OrderedDict[str, ImageEmbedding] = OrderedDict()
         self._cache_size = cache_size
@@ -57,16 +83,14 @@ class VisionEncoder:
         pos = self._pos.get_output_tensor(0).data  # [4, N, hidden]
         pos = (pos * weights[:, :, None]).sum(axis=0, dtype=np.float32)
         hidden = hidden + merge_order(pos, grid, self.spec.merge_size)
-        n = hidden.shape[0]
-        # One image per call: full attention within it, so the mask is all zeros.
-        mask = np.zeros((1, n, n), dtype=np.float32)
-        self._merger.infer(
-            {
-                "hidden_states": np.ascontiguousarray(hidden, dtype=np.float32),
-                "attention_mask": mask,
-                "rotary_pos_emb": rotary_table(grid, self.spec),
-            }
-        )
+        inputs = {
+            "hidden_states": np.ascontiguousarray(hidden, dtype=np.float32),
+            "rotary_pos_emb": rotary_table(grid, self.spec),
+        }
+        if self.takes_dense_mask:  # one image per call: full attention, an all-zero mask
+            n = hidden.shape[0]
+            inputs["attention_mask"] = np.zeros((1, n, n), dtype=np.float32)
+        self._merger.infer(inputs)
         embeds = np.array(self._merger.get_tensor("last_hidden_state").data, copy=True)
         deepstack = np.array(self._merger.get_tensor("deepstack_feature_lists").data, copy=True)
         m = self.spec.merge_size

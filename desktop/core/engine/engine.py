@@ -19,7 +19,7 @@ import openvino as ov
 
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
-from desktop.core.engine.encoder import VisionEncoder
+from desktop.core.engine.encoder import VisionEncoder, drop_dense_attention_mask
 from desktop.core.engine.language import LanguageModel, keep_last_logits
 from desktop.core.engine.sampling import Sampler
 from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
@@ -58,8 +58,15 @@ class ModelInfo:
     manifest: Manifest
 
 
-def _compile(core: ov.Core, path: Path, device: str, properties: dict) -> ov.CompiledModel:
-    return core.compile_model(core.read_model(path), device, properties)
+def _compile(
+    core: ov.Core,
+    path: Path,
+    device: str,
+    properties: dict,
+    transform: Callable[[ov.Model], ov.Model] | None = None,
+) -> ov.CompiledModel:
+    model = core.read_model(path)
+    return core.compile_model(transform(model) if transform else model, device, properties)
 
 
 class VLMEngine:
@@ -83,9 +90,14 @@ class VLMEngine:
             core, folder / "openvino_text_embeddings_model.xml", device, lm_props
         )
         self._embed_request = self._embed.create_infer_request()
-        lm = keep_last_logits(core.read_model(folder / "openvino_language_model.xml"))
         self.language = LanguageModel(
-            core.compile_model(lm, device, lm_props),
+            _compile(
+                core,
+                folder / "openvino_language_model.xml",
+                device,
+                lm_props,
+                transform=keep_last_logits,
+            ),
             deepstack_layers=len(vision_cfg.get("deepstack_visual_indexes", [])),
             hidden=self._hidden,
         )
@@ -93,7 +105,11 @@ class VLMEngine:
             _compile(core, folder / "openvino_vision_embeddings_model.xml", device, vis_props),
             _compile(core, folder / "openvino_vision_embeddings_pos_model.xml", device, vis_props),
             _compile(
-                core, folder / "openvino_vision_embeddings_merger_model.xml", device, vis_props
+                core,
+                folder / "openvino_vision_embeddings_merger_model.xml",
+                device,
+                vis_props,
+                transform=drop_dense_attention_mask,
             ),
             self._vision_spec(folder, vision_cfg, config),
             cache_size=config.image_cache_size,
