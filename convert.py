@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -370,11 +371,16 @@ def quantization_config(weight_format: str) -> dict | None:
 def export(checkpoint: Path, staging: Path, weight_format: str) -> None:
     import logging
 
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
     from optimum.exporters.openvino import main_export
     from optimum.exporters.openvino.__main__ import _main_quantize
     from optimum.intel import OVConfig
 
     logging.getLogger("nncf").setLevel(logging.WARNING)
+    # Tracing prints pages of TracerWarnings that say nothing actionable to a user.
+    warnings.filterwarnings("ignore", module=r"(torch|transformers|optimum)\b.*")
+    warnings.filterwarnings("ignore", category=UserWarning)
     task = "image-text-to-text"
     quant = quantization_config(weight_format)
     ov_config = OVConfig(dtype=weight_format) if quant is None else OVConfig(dtype="fp32")
