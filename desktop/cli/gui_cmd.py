@@ -1,0 +1,27 @@
+"""`desklens gui` (also `desklens` alone): the desktop app."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "gui", help="start the desktop app (the default)", description="Start the desktop app."
+    )
+    parser.add_argument("--model", type=Path, metavar="DIR", help="converted model folder to load")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help="folder for chat history and settings (default: $DESKLENS_DATA_DIR or the "
+        "per-user app data folder)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.gui.app import run as run_gui  # Qt is imported only when the GUI starts
+
+    return run_gui(data_dir=args.data_dir, model_dir=args.model)

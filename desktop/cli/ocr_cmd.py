@@ -1,0 +1,140 @@
+"""`desklens ocr PATH...`: fast text extraction from images, folders and PDFs.
+
+One file prints its text on stdout; several files (or a folder) are written into --out, one
+output per input, and/or into one --combined file, with progress on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from desktop.cli import exit_codes
+from desktop.cli.common import CliError, fail
+from desktop.core.images import ImageError
+from desktop.core.ocr.batch import BatchProgress, collect_inputs, read_document, run_batch
+from desktop.core.ocr.engine import OcrEngine
+from desktop.core.ocr.export import FORMATS, render
+from desktop.core.ocr.model_files import OcrModelError
+
+REFINE_UNAVAILABLE = (
+    "refine needs a converted model; this build has no vision-language engine, "
+    "so use `desklens ocr` without --refine, or install the full DeskLens."
+)
+REFINE_PENDING = (
+    "note: --refine is not connected to the vision-language model yet; showing the fast OCR text."
+)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "ocr",
+        help="extract text from images, folders and PDFs",
+        description="Extract text from images, folders and PDFs with the fast OCR engine. "
+        "One file prints its text; several need --out and/or --combined.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="image files, PDFs or folders")
+    parser.add_argument(
+        "--format", choices=list(FORMATS), default="text", help="output format (default: text)"
+    )
+    parser.add_argument("--out", type=Path, metavar="DIR", help="write one output per input here")
+    parser.add_argument(
+        "--combined",
+        type=Path,
+        metavar="FILE",
+        help="write all inputs into one file (.txt/.md/.json)",
+    )
+    parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+    parser.add_argument(
+        "--refine", action="store_true", help="let the vision-language model check the OCR text"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.threads is not None and args.threads < 1:
+            raise CliError("--threads must be 1 or more", exit_codes.USAGE)
+        _check_refine(args)
+        files, refused = collect_inputs(args.paths)
+        _check_inputs(args, files, refused)
+        engine = OcrEngine(threads=args.threads)
+        if len(files) == 1 and args.out is None and args.combined is None:
+            return _print_one(engine, files[0], args.format)
+        return _run_batch(engine, args)
+    except CliError as exc:
+        return fail(exc)
+    except OcrModelError as exc:
+        return fail(CliError(str(exc), exit_codes.MODEL_PROBLEM))
+
+
+def _check_refine(args: argparse.Namespace) -> None:
+    if not args.refine:
+        return
+    try:
+        import desktop.core.engine  # noqa: F401
+    except ImportError as exc:
+        raise CliError(REFINE_UNAVAILABLE, exit_codes.MODEL_PROBLEM) from exc
+    print(REFINE_PENDING, file=sys.stderr)
+
+
+def _check_inputs(args: argparse.Namespace, files: list[Path], refused: list[Path]) -> None:
+    missing = [path for path in args.paths if not Path(path).exists()]
+    if missing:
+        raise CliError(f"not found: {', '.join(map(str, missing))}", exit_codes.INPUT_PROBLEM)
+    given = {Path(path) for path in args.paths}
+    explicit_refused = [path for path in refused if path in given]
+    if explicit_refused:
+        names = ", ".join(p.name for p in explicit_refused)
+        raise CliError(f"not an image or PDF DeskLens can read: {names}", exit_codes.INPUT_PROBLEM)
+    if not files:
+        raise CliError(
+            f"no images or PDFs found in {', '.join(args.paths)}", exit_codes.INPUT_PROBLEM
+        )
+    if len(files) > 1 and args.out is None and args.combined is None:
+        raise CliError(
+            f"{len(files)} files to read: give --out DIR for one output per file, "
+            "and/or --combined FILE for a single file",
+            exit_codes.USAGE,
+        )
+
+
+def _print_one(engine: OcrEngine, path: Path, fmt: str) -> int:
+    try:
+        document = read_document(engine, path)
+    except ImageError as exc:
+        raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from exc
+    sys.stdout.write(render(document, fmt) + "\n")
+    return exit_codes.OK
+
+
+def _run_batch(engine: OcrEngine, args: argparse.Namespace) -> int:
+    report = run_batch(
+        engine,
+        args.paths,
+        out_dir=args.out,
+        fmt=args.format,
+        combined=args.combined,
+        on_progress=_print_progress,
+    )
+    for path in report.refused:
+        print(f"skipped {path} (not an image or PDF)", file=sys.stderr)
+    done = len(report.outcomes) - len(report.failed)
+    where = [str(p) for p in (args.out, report.combined) if p is not None]
+    print(
+        f"{done} of {len(report.outcomes)} files read"
+        + (f"; written to {' and '.join(where)}" if where and done else ""),
+        file=sys.stderr,
+    )
+    return exit_codes.INPUT_PROBLEM if report.failed else exit_codes.OK
+
+
+def _print_progress(progress: BatchProgress) -> None:
+    if progress.status == "reading":
+        return
+    if progress.status == "failed":
+        line = f"failed: {progress.message}"
+    else:
+        line = f"ok: {progress.path.name} ({progress.message})"
+    print(f"[{progress.done}/{progress.total}] {line}", file=sys.stderr)

@@ -1,0 +1,155 @@
+"""OCR of many files or folders: progress, cancellation, one outcome per file, exports.
+
+A file that cannot be read is reported in its outcome and the batch goes on; only a missing
+or broken OCR model (OcrModelError) stops it, since every further file would fail alike.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from desktop.core.errors import describe
+from desktop.core.images import PDF_EXTENSION, ImageError, collect_image_files, load_image
+from desktop.core.ocr.engine import OcrEngine
+from desktop.core.ocr.export import write_combined, write_document
+from desktop.core.ocr.model_files import OcrModelError
+from desktop.core.ocr.models import OcrDocument
+from desktop.core.ocr.pdf import read_pdf
+
+Status = Literal["reading", "done", "failed"]
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    done: int  # files finished so far (this one included once its status is final)
+    total: int
+    path: Path
+    status: Status
+    message: str = ""  # the error sentence for "failed"; a short summary for "done"
+
+
+@dataclass
+class FileOutcome:
+    path: Path
+    document: OcrDocument | None = None
+    error: str | None = None  # user-facing sentence when the file could not be read
+    seconds: float = 0.0
+    outputs: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class BatchReport:
+    outcomes: list[FileOutcome]
+    refused: list[Path]  # files in the inputs that are neither images nor PDFs
+    cancelled: bool = False
+    combined: Path | None = None
+
+    @property
+    def failed(self) -> list[FileOutcome]:
+        return [outcome for outcome in self.outcomes if not outcome.ok]
+
+
+ProgressCallback = Callable[[BatchProgress], None]
+
+
+def collect_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[Path]]:
+    """(images and PDFs, refused files); folders are expanded, sorted."""
+    return collect_image_files(paths, accept_pdf=True)
+
+
+def read_document(
+    engine: OcrEngine, path: Path, cancel: threading.Event | None = None
+) -> OcrDocument:
+    """One image or PDF as a document. Raises ImageError (PdfError) for unusable input."""
+    if path.suffix.lower() == PDF_EXTENSION:
+        return read_pdf(engine, path, cancel=cancel)
+    return OcrDocument(source_name=path.name, pages=[engine.extract(load_image(path))])
+
+
+def run_batch(
+    engine: OcrEngine,
+    paths: Iterable[str | os.PathLike],
+    *,
+    out_dir: Path | None = None,
+    fmt: str = "text",
+    combined: Path | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> BatchReport:
+    """Read every image and PDF under `paths`, writing outputs as each file finishes.
+
+    `out_dir` receives `<name>.<ext>` per file (+ a CSV per table); `combined` receives all
+    documents in one file whose extension picks the format. Raises OcrModelError only.
+    """
+    files, refused = collect_inputs(paths)
+    report = BatchReport(outcomes=[], refused=refused)
+    stems = _unique_stems(files)
+    for index, path in enumerate(files):
+        if cancel is not None and cancel.is_set():
+            report.cancelled = True
+            break
+        _notify(on_progress, BatchProgress(index, len(files), path, "reading"))
+        outcome = _read_one(engine, path, cancel)
+        if outcome.document is not None and out_dir is not None:
+            outcome.outputs = write_document(outcome.document, out_dir, stems[index], fmt)
+        report.outcomes.append(outcome)
+        status: Status = "done" if outcome.ok else "failed"
+        _notify(
+            on_progress,
+            BatchProgress(index + 1, len(files), path, status, outcome.error or _summary(outcome)),
+        )
+    documents = [o.document for o in report.outcomes if o.document is not None]
+    if combined is not None and documents:
+        report.combined = write_combined(documents, combined)
+    return report
+
+
+def _read_one(engine: OcrEngine, path: Path, cancel: threading.Event | None) -> FileOutcome:
+    started = time.perf_counter()
+    try:
+        document = read_document(engine, path, cancel)
+    except OcrModelError:
+        raise
+    except ImageError as exc:
+        return FileOutcome(path, error=str(exc), seconds=time.perf_counter() - started)
+    except Exception as exc:  # an OpenVINO failure on one odd file must not end the batch
+        error = f'"{path.name}" could not be read: {describe(exc)}'
+        return FileOutcome(path, error=error, seconds=time.perf_counter() - started)
+    return FileOutcome(path, document=document, seconds=time.perf_counter() - started)
+
+
+def _summary(outcome: FileOutcome) -> str:
+    assert outcome.document is not None
+    pages = outcome.document.pages
+    lines = sum(len(page.lines) for page in pages)
+    where = f"{len(pages)} pages, " if len(pages) != 1 else ""
+    return f"{where}{lines} lines in {outcome.seconds:.2f} s"
+
+
+def _unique_stems(files: list[Path]) -> list[str]:
+    """Output names per input: the file stem, numbered when two inputs share one."""
+    used: set[str] = set()
+    stems = []
+    for path in files:
+        stem, number = path.stem, 1
+        while stem.casefold() in used:
+            number += 1
+            stem = f"{path.stem}-{number}"
+        used.add(stem.casefold())
+        stems.append(stem)
+    return stems
+
+
+def _notify(callback: ProgressCallback | None, progress: BatchProgress) -> None:
+    if callback is not None:
+        callback(progress)

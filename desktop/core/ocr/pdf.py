@@ -1,0 +1,153 @@
+"""PDF text: pages with an embedded text layer are read from it, the others are rendered and OCR'd.
+
+Either way the text goes through the same layout, so two-column pages and tables come out in
+the same reading order. Coordinates are pixels of the page rendered at RENDER_SCALE.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from desktop.core.images import ImageError, load_image
+from desktop.core.ocr.engine import OcrEngine
+from desktop.core.ocr.models import OcrDocument, OcrResult, TextFragment
+
+# 144 dpi: 10-point text becomes 20 px tall, the size the OCR models read best; an A4 page
+# renders to 1190 x 1684 pixels.
+RENDER_SCALE = 2.0
+# A page whose text layer has fewer visible characters than this is treated as a scan (a
+# page number or a stamp alone must not hide the page's real, image-only content).
+MIN_TEXT_LAYER_CHARS = 20
+MAX_GARBLED_SHARE = 0.3
+
+PageCallback = Callable[[int, int], None]  # (pages done, pages in total)
+
+
+class PdfError(ImageError):
+    """The PDF could not be opened or read; str(e) is a user-facing sentence naming the file."""
+
+
+def read_pdf(
+    engine: OcrEngine,
+    path: str | os.PathLike,
+    *,
+    on_page: PageCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> OcrDocument:
+    """Every page's text, in order. Stops early (fewer pages) when `cancel` is set."""
+    name = Path(path).name
+    pages: list[OcrResult] = []
+    with _open(path, name) as document:
+        total = len(document)
+        for index in range(total):
+            if cancel is not None and cancel.is_set():
+                break
+            page = document[index]
+            try:
+                pages.append(_read_page(engine, page, name, index + 1))
+            finally:
+                page.close()
+            if on_page is not None:
+                on_page(index + 1, total)
+    return OcrDocument(source_name=name, pages=pages)
+
+
+def _read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) -> OcrResult:
+    started = time.perf_counter()
+    fragments = _text_layer(page)
+    if fragments is not None:
+        width, height = _rendered_size(page)
+        result = OcrEngine.result_from_fragments(
+            fragments, (width, height), started=started, source_name=name
+        )
+        result.text_layer = True
+    else:
+        image = page.render(scale=RENDER_SCALE).to_pil().convert("RGB")
+        result = engine.extract(load_image(image, name=name))
+        result.seconds = time.perf_counter() - started
+    result.page = number
+    return result
+
+
+def _text_layer(page: pdfium.PdfPage) -> list[TextFragment] | None:
+    """The page's text runs as fragments in rendered-pixel coordinates; None if it has none."""
+    textpage = page.get_textpage()
+    try:
+        if not _usable_text(textpage.get_text_range()):
+            return None
+        to_pixels = _pixel_mapper(page)
+        fragments = []
+        for index in range(textpage.count_rects()):
+            left, bottom, right, top = textpage.get_rect(index)
+            text = textpage.get_text_bounded(left, bottom, right, top).strip()
+            if text:
+                corners = [to_pixels(x, y) for x, y in ((left, top), (right, bottom))]
+                (x0, y0), (x1, y1) = corners
+                box = (
+                    round(min(x0, x1)),
+                    round(min(y0, y1)),
+                    round(max(x0, x1)),
+                    round(max(y0, y1)),
+                )
+                fragments.append(TextFragment.from_box(" ".join(text.split()), box))
+        return fragments or None
+    finally:
+        textpage.close()
+
+
+def _usable_text(text: str) -> bool:
+    """Enough real characters: fonts without a Unicode map extract as private-use or
+    replacement characters, and such a page reads better by OCR."""
+    visible = [char for char in text if not char.isspace()]
+    garbled = sum(
+        1 for char in visible if char == "\ufffd" or unicodedata.category(char) in ("Co", "Cc")
+    )
+    return len(visible) >= MIN_TEXT_LAYER_CHARS and garbled <= MAX_GARBLED_SHARE * len(visible)
+
+
+def _rendered_size(page: pdfium.PdfPage) -> tuple[int, int]:
+    width, height = page.get_size()
+    if page.get_rotation() in (90, 270):
+        width, height = height, width
+    return round(width * RENDER_SCALE), round(height * RENDER_SCALE)
+
+
+def _pixel_mapper(page: pdfium.PdfPage) -> Callable[[float, float], tuple[float, float]]:
+    """PDF points (origin bottom left) -> pixels of the page as rendered (rotation applied)."""
+    width, height = page.get_size()
+    rotation = page.get_rotation()
+    scale = RENDER_SCALE
+
+    def to_pixels(x: float, y: float) -> tuple[float, float]:
+        if rotation == 90:
+            return y * scale, x * scale
+        if rotation == 180:
+            return (width - x) * scale, y * scale
+        if rotation == 270:
+            return (height - y) * scale, (width - x) * scale
+        return x * scale, (height - y) * scale
+
+    return to_pixels
+
+
+@contextmanager
+def _open(path: str | os.PathLike, name: str) -> Iterator[pdfium.PdfDocument]:
+    if not Path(path).is_file():
+        raise PdfError(f'"{name}" was not found.')
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        reason = "it is password-protected" if "password" in str(exc).lower() else "it is damaged"
+        raise PdfError(f'"{name}" could not be opened as a PDF: {reason}.') from exc
+    try:
+        yield document
+    finally:
+        document.close()

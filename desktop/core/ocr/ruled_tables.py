@@ -1,0 +1,84 @@
+"""Find tables drawn with grid lines: long thin horizontal and vertical rules that cross."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from desktop.core.ocr.models import Box
+
+# A rule must cover this share of its table's width (or height) to count as a row (column)
+# boundary; partial rules (a merged header cell) still split where most rows are split.
+RULE_COVERAGE = 0.6
+
+
+@dataclass(frozen=True)
+class TableGrid:
+    xs: tuple[int, ...]  # x of each vertical rule, left to right
+    ys: tuple[int, ...]  # y of each horizontal rule, top to bottom
+
+    @property
+    def box(self) -> Box:
+        return self.xs[0], self.ys[0], self.xs[-1], self.ys[-1]
+
+    def cell_of(self, x: float, y: float) -> tuple[int, int] | None:
+        """(row, column) of the cell holding the point, or None outside the grid."""
+        row = int(np.searchsorted(self.ys, y)) - 1
+        column = int(np.searchsorted(self.xs, x)) - 1
+        if 0 <= row < len(self.ys) - 1 and 0 <= column < len(self.xs) - 1:
+            return row, column
+        return None
+
+
+def find_table_grids(gray: np.ndarray) -> list[TableGrid]:
+    """Grids of at least 2 x 2 cells in a greyscale uint8 image (dark or light theme)."""
+    ink = _ink_mask(gray)
+    height, width = gray.shape
+    # Kernels longer than any glyph stroke: only rules survive the opening.
+    horizontal = _keep_runs(ink, (max(40, width // 25), 1))
+    vertical = _keep_runs(ink, (1, max(25, height // 40)))
+    joints = cv2.dilate(horizontal, np.ones((5, 5), np.uint8)) & cv2.dilate(
+        vertical, np.ones((5, 5), np.uint8)
+    )
+    count, _, stats, _ = cv2.connectedComponentsWithStats(horizontal | vertical, connectivity=8)
+    grids = []
+    for left, top, box_width, box_height, _ in stats[1:count]:
+        if box_width < 60 or box_height < 30:
+            continue
+        window = (slice(top, top + box_height), slice(left, left + box_width))
+        if np.count_nonzero(joints[window]) == 0:
+            continue  # lines that never cross: an underline or a frame edge, not a grid
+        ys = _rule_positions(horizontal[window].sum(axis=1) / 255, box_width, top)
+        xs = _rule_positions(vertical[window].sum(axis=0) / 255, box_height, left)
+        if len(xs) >= 3 and len(ys) >= 3:
+            grids.append(TableGrid(xs=tuple(xs), ys=tuple(ys)))
+    return grids
+
+
+def _ink_mask(gray: np.ndarray) -> np.ndarray:
+    """Pixels that stand out from their neighbourhood, whichever way round the theme is."""
+    if np.median(gray) < 128:  # dark theme: light rules on a dark background
+        gray = 255 - gray
+    return cv2.adaptiveThreshold(
+        gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 15, 12
+    )
+
+
+def _keep_runs(ink: np.ndarray, kernel_size: tuple[int, int]) -> np.ndarray:
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, kernel_size)
+    return cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
+
+
+def _rule_positions(profile: np.ndarray, span: int, offset: int) -> list[int]:
+    """Centres of the runs of profile values covering RULE_COVERAGE of the span."""
+    positions: list[int] = []
+    run_start = None
+    for index, covered in enumerate([*(profile >= RULE_COVERAGE * span), False]):
+        if covered and run_start is None:
+            run_start = index
+        elif not covered and run_start is not None:
+            positions.append(offset + (run_start + index - 1) // 2)
+            run_start = None
+    return positions

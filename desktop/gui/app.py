@@ -1,0 +1,93 @@
+"""App factory (the NormCap pattern): `create_app()` builds everything without entering the
+event loop, so tests drive the real window; `run()` is what `desklens` starts."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop import APP_NAME, __version__
+from desktop.core import paths
+from desktop.core.history import HistoryError, HistoryStore
+from desktop.gui.icons import app_icon
+from desktop.gui.main_window import MainWindow
+from desktop.gui.settings import AppSettings, SettingsStore
+from desktop.gui.theme import apply_theme
+
+HISTORY_FOLDER = "history"
+
+logger = logging.getLogger(__name__)
+
+
+def data_dir_for(data_dir: str | os.PathLike | None) -> Path:
+    """The argument, else $DESKLENS_DATA_DIR, else the per-user app data folder (the
+    same one `QStandardPaths.AppLocalDataLocation` names, shared with the CLI)."""
+    return Path(data_dir).expanduser() if data_dir else paths.user_data_dir()
+
+
+def _application() -> QApplication:
+    existing = QApplication.instance()
+    if existing is not None:
+        assert isinstance(existing, QApplication)
+        return existing
+    # Fractional scaling (125 %, 150 %) is common on Windows laptops: do not round it.
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+    )
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("desklens")
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def create_app(
+    data_dir: str | os.PathLike | None = None,
+    model_dir: str | os.PathLike | None = None,
+    settings: AppSettings | None = None,
+) -> tuple[QApplication, MainWindow]:
+    """Builds the application and shows the main window; the model starts loading in the
+    background. `settings` replaces the stored preferences for this run (and is saved).
+    Raises `HistoryError` when the history folder cannot be opened."""
+    app = _application()
+    folder = data_dir_for(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    settings_store = SettingsStore(folder)
+    if settings is None:
+        settings = settings_store.load()
+    else:
+        settings_store.save(settings)
+    apply_theme(app, settings.theme, settings.font_size)
+    store = HistoryStore(folder / HISTORY_FOLDER)
+    window = MainWindow(
+        folder, store, settings_store, settings, str(model_dir) if model_dir else None
+    )
+    window.show()
+    if store.notice:
+        window.notice.show_message(store.notice, error=True)
+    window.start_background_work()
+    return app, window
+
+
+def run(
+    data_dir: str | os.PathLike | None = None, model_dir: str | os.PathLike | None = None
+) -> int:
+    """Starts the GUI and returns its exit code."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app, window = create_app(data_dir, model_dir)
+    except HistoryError as exc:
+        _application()
+        QMessageBox.critical(None, APP_NAME, str(exc))
+        return 1
+    code = app.exec()
+    del window  # the window's workers are joined in closeEvent, before the app goes
+    return code

@@ -1,0 +1,76 @@
+"""Stored messages -> message widgets, for a conversation reopened from the history."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from PySide6.QtWidgets import QWidget
+
+from desktop.core.chat import AnswerStats, GenerationSettings
+from desktop.core.history import StoredMessage
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.messages import (
+    AssistantMessage,
+    ChatActions,
+    ErrorMessage,
+    NoteMessage,
+    OcrMessage,
+    UserMessage,
+)
+from desktop.gui.ocr_worker import OcrText
+from desktop.gui.worker import AskRequest
+
+_STAT_FIELDS = {f.name for f in fields(AnswerStats)}
+
+
+def stats_from_dict(data: dict | None) -> AnswerStats | None:
+    if not data:
+        return None
+    return AnswerStats(**{k: v for k, v in data.items() if k in _STAT_FIELDS})
+
+
+def message_widgets(
+    messages: list[StoredMessage], actions: ChatActions, settings: GenerationSettings
+) -> list[QWidget]:
+    widgets: list[QWidget] = []
+    question: StoredMessage | None = None
+    for message in messages:
+        widget = _widget(message, question, actions, settings)
+        if message.role == "user":
+            question = message
+        if widget is not None:
+            widget.message_id = message.id
+            widgets.append(widget)
+    return widgets
+
+
+def _widget(
+    message: StoredMessage,
+    question: StoredMessage | None,
+    actions: ChatActions,
+    settings: GenerationSettings,
+) -> QWidget | None:
+    refs = [ImageRef.stored(image) for image in message.images]
+    if message.role == "user":
+        return UserMessage(message.text, refs, actions)
+    if message.role == "assistant":
+        answer = AssistantMessage(message.text)
+        answer.set_stopped(message.stopped)
+        answer.set_stats(stats_from_dict(message.stats))
+        return answer
+    if message.role == "ocr" and refs:
+        return OcrMessage(OcrText.from_message(message), refs[0], actions)
+    if message.role == "error":
+        retry = None
+        if question is not None:  # Retry resends the question this error answered
+            retry = AskRequest(
+                message.conversation_id,
+                question.text,
+                [ImageRef.stored(image) for image in question.images],
+                settings,
+                user_message_id=question.id,
+            )
+        return ErrorMessage(message.text, actions, retry)
+    if message.role == "note":
+        return NoteMessage(message.text)
+    return None

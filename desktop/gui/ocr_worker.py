@@ -1,0 +1,190 @@
+"""The fast-OCR worker: its own QThread, so extraction never waits for (or blocks) the VLM.
+
+A job is one image or a batch; each image's text comes back as soon as it is read and is
+stored in the history (role "ocr") by the worker. A batch can be cancelled between images.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from desktop.core.errors import describe
+from desktop.core.history import HistoryError, HistoryStore, StoredMessage
+from desktop.core.images import ImageError
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.threads import WorkerThread
+
+if TYPE_CHECKING:
+    from desktop.core.ocr import OcrEngine, OcrResult
+
+logger = logging.getLogger(__name__)
+
+_OCR_KIND = "ocr"  # marks the stats of an OCR message, which carry its other formats
+
+
+@dataclass(frozen=True)
+class OcrText:
+    """An extraction in the three formats the user can copy or save."""
+
+    source_name: str
+    text: str
+    markdown: str
+    json: str
+    seconds: float = 0.0
+
+    @classmethod
+    def from_result(cls, result: OcrResult) -> OcrText:
+        return cls(
+            result.source_name, result.text(), result.markdown(), result.to_json(), result.seconds
+        )
+
+    @classmethod
+    def from_message(cls, message: StoredMessage) -> OcrText:
+        """Rebuilt from the history: the stats of an OCR message hold markdown and JSON."""
+        extra = message.stats or {}
+        name = message.images[0].name if message.images else ""
+        return cls(
+            name,
+            message.text,
+            str(extra.get("markdown", message.text)),
+            json.dumps(extra.get("json", {}), ensure_ascii=False, indent=2),
+            float(extra.get("seconds", 0.0)),
+        )
+
+    def stats(self) -> dict:
+        return {
+            "kind": _OCR_KIND,
+            "markdown": self.markdown,
+            "json": json.loads(self.json),
+            "seconds": self.seconds,
+        }
+
+
+@dataclass
+class OcrJob:
+    conversation_id: int
+    images: list[ImageRef]
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: list[ImageRef] = field(default_factory=list)  # filled by the worker
+    cancelled: bool = False  # set by the worker when the job ends
+
+    @property
+    def is_batch(self) -> bool:
+        return len(self.images) > 1
+
+
+@dataclass
+class OcrOutcome:
+    job: OcrJob
+    image: ImageRef
+    text: OcrText | None = None
+    message_id: int | None = None
+    error: str | None = None  # the image could not be read; the batch goes on
+
+
+class OcrWorker(QObject):
+    extracted = Signal(object)  # OcrOutcome, one per image
+    progress = Signal(object, int, int)  # job, done, total
+    job_finished = Signal(object)  # OcrJob; job.cancelled says whether it ended early
+    ready = Signal()  # models compiled
+    failed = Signal(str)  # the OCR models could not be loaded at all
+
+    def __init__(self, store: HistoryStore, threads: int | None = None) -> None:
+        super().__init__()
+        self._store = store
+        self._threads = threads
+        self._engine: OcrEngine | None = None
+
+    @Slot()
+    def warm_up(self) -> None:
+        try:
+            self._ocr().warm_up()
+        except Exception as exc:  # missing or broken OCR models: say so once, up front
+            logger.exception("OCR warm-up failed")
+            self.failed.emit(f"Text extraction is unavailable: {describe(exc)}")
+        else:
+            self.ready.emit()
+
+    @Slot(object)
+    def run(self, job: OcrJob) -> None:
+        total = len(job.images)
+        for done, ref in enumerate(job.images):
+            if job.cancel.is_set():
+                break
+            self.extracted.emit(self._extract(job, ref))
+            job.done.append(ref)
+            self.progress.emit(job, done + 1, total)
+        job.cancelled = job.cancel.is_set() and len(job.done) < len(job.images)
+        self.job_finished.emit(job)
+
+    def _extract(self, job: OcrJob, ref: ImageRef) -> OcrOutcome:
+        outcome = OcrOutcome(job, ref)
+        try:
+            image = ref.load()
+            outcome.text = OcrText.from_result(self._ocr().extract(image))
+        except ImageError as exc:
+            outcome.error = str(exc)
+            return outcome
+        except Exception as exc:
+            logger.exception("OCR failed on %s", ref.name)
+            outcome.error = f"Could not read the text of {ref.name}: {describe(exc)}"
+            return outcome
+        try:
+            outcome.message_id = self._store.add_message(
+                job.conversation_id, "ocr", outcome.text.text, [image], stats=outcome.text.stats()
+            ).id
+        except HistoryError as exc:
+            logger.warning("OCR result not saved: %s", exc)
+        return outcome
+
+    def _ocr(self) -> OcrEngine:
+        if self._engine is None:
+            from desktop.core.ocr import OcrEngine
+
+            self._engine = OcrEngine(threads=self._threads)
+        return self._engine
+
+
+class OcrController(QObject):
+    """GUI-side handle of the OCR thread."""
+
+    _run_requested = Signal(object)
+    _warm_up_requested = Signal()
+
+    def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.worker = OcrWorker(store)
+        self._thread = WorkerThread(self.worker, "desklens-ocr")
+        self._run_requested.connect(self.worker.run)
+        self._warm_up_requested.connect(self.worker.warm_up)
+        self.worker.job_finished.connect(self._on_job_finished)
+        self._jobs: list[OcrJob] = []
+
+    @property
+    def thread(self) -> QThread:
+        return self._thread.thread
+
+    def warm_up(self) -> None:
+        self._warm_up_requested.emit()
+
+    def run(self, job: OcrJob) -> None:
+        self._jobs.append(job)
+        self._run_requested.emit(job)
+
+    def cancel_all(self) -> None:
+        for job in self._jobs:
+            job.cancel.set()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        self.cancel_all()
+        return self._thread.shutdown(timeout_ms)
+
+    @Slot(object)
+    def _on_job_finished(self, job: OcrJob) -> None:
+        self._jobs = [j for j in self._jobs if j is not job]

@@ -1,0 +1,80 @@
+"""User preferences, kept in an INI file inside the data folder (QSettings).
+
+An INI file in the data folder (rather than the registry or ~/.config) keeps everything DeskLens
+writes in one place, which `--data-dir` and the tests can redirect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+SETTINGS_FILE = "settings.ini"
+THEMES = ("system", "light", "dark")
+DEVICES = ("CPU", "GPU", "NPU", "AUTO")
+
+# Visual tokens per image (one token = 32x32 px): the speed <-> detail trade-off. 1280 is the
+# engine's default (a 1280x720 screenshot at full resolution).
+DETAIL_LEVELS = (256, 512, 768, 1280, 2048, 3072, 4096)
+DEFAULT_DETAIL = 1280
+
+
+@dataclass
+class AppSettings:
+    model_dir: str = ""  # empty: the first usable converted model found
+    device: str = "CPU"
+    max_visual_tokens: int = DEFAULT_DETAIL
+    max_new_tokens: int = 1024
+    theme: str = "system"
+    font_size: int = 0  # points; 0 keeps the system's size
+
+    def engine_options(self) -> EngineOptions:
+        return EngineOptions(self.device, self.max_visual_tokens)
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """What changing requires reloading the model (EngineConfig is built in the worker, so the
+    GUI thread never imports OpenVINO)."""
+
+    device: str
+    max_visual_tokens: int
+
+
+class SettingsStore:
+    """Reads and writes `AppSettings` and window state in `<data dir>/settings.ini`."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._qsettings = QSettings(str(data_dir / SETTINGS_FILE), QSettings.Format.IniFormat)
+
+    def load(self) -> AppSettings:
+        defaults = AppSettings()
+        values = {}
+        for field in fields(AppSettings):
+            default = getattr(defaults, field.name)
+            raw = self._qsettings.value(f"app/{field.name}", default)
+            try:
+                values[field.name] = type(default)(raw)
+            except (TypeError, ValueError):  # a hand-edited or damaged value: use the default
+                values[field.name] = default
+        settings = AppSettings(**values)
+        if settings.theme not in THEMES:
+            settings.theme = defaults.theme
+        settings.max_visual_tokens = max(64, settings.max_visual_tokens)
+        settings.max_new_tokens = max(16, settings.max_new_tokens)
+        return settings
+
+    def save(self, settings: AppSettings) -> None:
+        for field in fields(AppSettings):
+            self._qsettings.setValue(f"app/{field.name}", getattr(settings, field.name))
+        self._qsettings.sync()
+
+    def window_state(self, key: str) -> QByteArray | None:
+        value = self._qsettings.value(f"window/{key}")
+        return value if isinstance(value, QByteArray) else None
+
+    def set_window_state(self, key: str, value: QByteArray) -> None:
+        self._qsettings.setValue(f"window/{key}", value)
+        self._qsettings.sync()

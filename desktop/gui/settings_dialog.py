@@ -1,0 +1,136 @@
+"""Preferences: model folder, device, image detail, answer length, theme, font size."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
+from desktop.gui.widgets import push_button, set_role
+
+
+def detail_text(tokens: int) -> str:
+    megapixels = tokens * 32 * 32 / 1e6
+    return f"{tokens} visual tokens per image (up to {megapixels:.1f} MP)"
+
+
+class SettingsDialog(QDialog):
+    def __init__(
+        self, settings: AppSettings, devices: list[str] | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setMinimumWidth(520)
+        self._original = settings
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+
+        model_row = QHBoxLayout()
+        self.model_edit = QLineEdit(settings.model_dir)
+        self.model_edit.setPlaceholderText("Automatic (the converted model found)")
+        self.model_edit.setAccessibleName("Model folder")
+        model_row.addWidget(self.model_edit, 1)
+        browse = push_button("Browse…")
+        browse.clicked.connect(self._browse)
+        model_row.addWidget(browse)
+        form.addRow("Model folder", model_row)
+
+        self.device_combo = QComboBox()
+        self.device_combo.setAccessibleName("Device")
+        choices = list(dict.fromkeys([*(devices or []), *DEVICES]))
+        self.device_combo.addItems(choices)
+        self.device_combo.setCurrentText(settings.device)
+        form.addRow("Device", self.device_combo)
+
+        self.detail_slider = QSlider(Qt.Orientation.Horizontal)
+        self.detail_slider.setAccessibleName("Image detail")
+        self.detail_slider.setRange(0, len(DETAIL_LEVELS) - 1)
+        self.detail_slider.setPageStep(1)
+        self.detail_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.detail_slider.setValue(_nearest_level(settings.max_visual_tokens))
+        self.detail_label = QLabel()
+        self.detail_label.setObjectName("muted")
+        self.detail_slider.valueChanged.connect(self._show_detail)
+        detail_box = QVBoxLayout()
+        ends = QHBoxLayout()
+        ends.addWidget(QLabel("Faster"))
+        ends.addWidget(self.detail_slider, 1)
+        ends.addWidget(QLabel("More detail"))
+        detail_box.addLayout(ends)
+        detail_box.addWidget(self.detail_label)
+        form.addRow("Image detail", detail_box)
+        self._show_detail(self.detail_slider.value())
+
+        self.length_spin = QSpinBox()
+        self.length_spin.setAccessibleName("Maximum answer length")
+        self.length_spin.setRange(16, 16384)
+        self.length_spin.setSingleStep(256)
+        self.length_spin.setSuffix(" tokens")
+        self.length_spin.setValue(settings.max_new_tokens)
+        form.addRow("Max answer length", self.length_spin)
+
+        self.theme_combo = QComboBox()
+        self.theme_combo.setAccessibleName("Theme")
+        for theme in THEMES:
+            self.theme_combo.addItem(theme.capitalize(), theme)
+        self.theme_combo.setCurrentIndex(THEMES.index(settings.theme))
+        form.addRow("Theme", self.theme_combo)
+
+        self.font_spin = QSpinBox()
+        self.font_spin.setAccessibleName("Font size")
+        self.font_spin.setRange(0, 24)
+        self.font_spin.setSpecialValueText("System")
+        self.font_spin.setSuffix(" pt")
+        self.font_spin.setValue(settings.font_size)
+        form.addRow("Font size", self.font_spin)
+        layout.addLayout(form)
+
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        for button in buttons.buttons():
+            button.setIcon(QIcon())  # Fusion's stock icons clash with the flat look
+        set_role(buttons.button(QDialogButtonBox.StandardButton.Ok), "primary")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def result_settings(self) -> AppSettings:
+        return replace(
+            self._original,
+            model_dir=self.model_edit.text().strip(),
+            device=self.device_combo.currentText(),
+            max_visual_tokens=DETAIL_LEVELS[self.detail_slider.value()],
+            max_new_tokens=self.length_spin.value(),
+            theme=self.theme_combo.currentData(),
+            font_size=self.font_spin.value(),
+        )
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a converted model folder")
+        if folder:
+            self.model_edit.setText(folder)
+
+    def _show_detail(self, index: int) -> None:
+        self.detail_label.setText(detail_text(DETAIL_LEVELS[index]))
+
+
+def _nearest_level(tokens: int) -> int:
+    return min(range(len(DETAIL_LEVELS)), key=lambda i: abs(DETAIL_LEVELS[i] - tokens))

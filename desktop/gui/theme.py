@@ -1,0 +1,221 @@
+"""Light and dark palettes and the one style sheet that gives the widgets their look.
+
+Widgets only set object names and a `role` property; every colour lives here, so the two
+themes cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    window: str  # main background
+    sidebar: str
+    surface: str  # cards, assistant bubbles, inputs
+    border: str
+    text: str
+    muted: str  # secondary text
+    accent: str
+    accent_text: str  # text on the accent colour
+    user_bubble: str
+    hover: str
+    selection: str
+    error_bg: str
+    error_text: str
+    code_bg: str
+    grid: str  # table lines in answers
+
+    @property
+    def is_dark(self) -> bool:
+        return QColor(self.window).lightness() < 128
+
+
+LIGHT = Theme(
+    name="light",
+    window="#f7f8fa",
+    sidebar="#eef0f4",
+    surface="#ffffff",
+    border="#dfe3e8",
+    text="#1d2127",
+    muted="#69717d",
+    accent="#2f6fed",
+    accent_text="#ffffff",
+    user_bubble="#e3ecfd",
+    hover="#e4e8ee",
+    selection="#d6e2fb",
+    error_bg="#fdecec",
+    error_text="#a61b1b",
+    code_bg="#f3f4f7",
+    grid="#c5cbd4",
+)
+
+DARK = Theme(
+    name="dark",
+    window="#1d1f23",
+    sidebar="#17181b",
+    surface="#272a30",
+    border="#363a41",
+    text="#e7e9ec",
+    muted="#9aa1ab",
+    accent="#5b8def",
+    accent_text="#ffffff",
+    user_bubble="#2c3a55",
+    hover="#30343b",
+    selection="#2f3f5e",
+    error_bg="#4a2326",
+    error_text="#ffb4b4",
+    code_bg="#1f2226",
+    grid="#4b5059",
+)
+
+
+def resolve_theme(choice: str) -> Theme:
+    """ "system" follows the desktop's light/dark setting."""
+    if choice == "dark":
+        return DARK
+    if choice == "light":
+        return LIGHT
+    hints = QApplication.styleHints()
+    return DARK if hints.colorScheme() == Qt.ColorScheme.Dark else LIGHT
+
+
+def apply_theme(app: QApplication, choice: str, font_size: int = 0) -> Theme:
+    theme = resolve_theme(choice)
+    app.setStyle("Fusion")  # the same, predictable metrics on every platform
+    app.setPalette(_palette(theme))
+    font = QFont(app.property("desklens_base_font") or app.font())
+    if app.property("desklens_base_font") is None:
+        app.setProperty("desklens_base_font", QFont(font))  # the system's, before any change
+    if font_size > 0:
+        font.setPointSize(font_size)
+    app.setFont(font)
+    app.setStyleSheet(style_sheet(theme, font.pointSizeF()))
+    app.setProperty("desklens_theme", theme.name)
+    return theme
+
+
+def current_theme() -> Theme:
+    app = QApplication.instance()
+    name = app.property("desklens_theme") if app is not None else None
+    return DARK if name == "dark" else LIGHT
+
+
+def _palette(theme: Theme) -> QPalette:
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: theme.window,
+        QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.Base: theme.surface,
+        QPalette.ColorRole.AlternateBase: theme.sidebar,
+        QPalette.ColorRole.Text: theme.text,
+        QPalette.ColorRole.Button: theme.surface,
+        QPalette.ColorRole.ButtonText: theme.text,
+        QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.HighlightedText: theme.accent_text,
+        QPalette.ColorRole.ToolTipBase: theme.surface,
+        QPalette.ColorRole.ToolTipText: theme.text,
+        QPalette.ColorRole.PlaceholderText: theme.muted,
+        QPalette.ColorRole.Link: theme.accent,
+        QPalette.ColorRole.Mid: theme.border,
+    }
+    for role, colour in roles.items():
+        palette.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(theme.muted))
+    return palette
+
+
+def style_sheet(t: Theme, base_pt: float = 10.0) -> str:
+    """Titles scale with the chosen font size (Qt style sheets know no relative units)."""
+    title, card, section = (f"{base_pt * k:.1f}pt" for k in (1.6, 1.35, 1.2))
+    return f"""
+QMainWindow, QWidget#chatPage {{ background: {t.window}; }}
+QWidget#sidebar {{ background: {t.sidebar}; border-right: 1px solid {t.border}; }}
+QLabel#sidebarTitle {{ font-weight: 600; font-size: {section}; }}
+QListWidget#conversationList {{ background: transparent; border: none; outline: none; }}
+QListWidget#conversationList::item {{ padding: 8px 10px; border-radius: 8px; margin: 1px 0; }}
+QListWidget#conversationList::item:hover {{ background: {t.hover}; }}
+QListWidget#conversationList::item:selected {{ background: {t.selection}; color: {t.text}; }}
+QLineEdit {{
+    background: {t.surface}; border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px;
+}}
+QLineEdit:focus {{ border-color: {t.accent}; }}
+QPushButton, QToolButton {{
+    background: transparent; border: 1px solid {t.border}; border-radius: 8px;
+    padding: 5px 12px; color: {t.text};
+}}
+QPushButton:hover, QToolButton:hover {{ background: {t.hover}; }}
+QPushButton:disabled, QToolButton:disabled {{ color: {t.muted}; border-color: {t.border}; }}
+QPushButton[role="primary"] {{
+    background: {t.accent}; color: {t.accent_text}; border: none; font-weight: 600;
+    padding: 6px 18px;
+}}
+QPushButton[role="primary"]:hover {{ background: {QColor(t.accent).lighter(110).name()}; }}
+QPushButton[role="primary"]:disabled {{ background: {t.border}; color: {t.muted}; }}
+QPushButton[role="stop"] {{
+    background: {t.error_text}; color: {t.surface}; border: none; font-weight: 600;
+    padding: 6px 18px;
+}}
+QToolButton[role="flat"], QPushButton[role="flat"] {{
+    border: none; padding: 3px 8px; color: {t.muted};
+}}
+QToolButton[role="flat"]:hover, QPushButton[role="flat"]:hover {{
+    color: {t.text}; background: {t.hover};
+}}
+QPushButton[role="chip"] {{ border-radius: 14px; padding: 4px 12px; }}
+QFrame#composer {{
+    background: {t.surface}; border: 1px solid {t.border}; border-radius: 14px;
+}}
+QPlainTextEdit#composerEdit {{ background: transparent; border: none; }}
+QScrollArea#chatScroll, QWidget#chatColumn {{ background: {t.window}; border: none; }}
+QFrame#userBubble {{ background: {t.user_bubble}; border-radius: 14px; }}
+QFrame#assistantBubble, QFrame#ocrBubble {{
+    background: {t.surface}; border: 1px solid {t.border}; border-radius: 14px;
+}}
+QFrame#errorBubble {{ background: {t.error_bg}; border-radius: 14px; }}
+QLabel#errorText {{ color: {t.error_text}; }}
+QLabel#messageAuthor {{ font-weight: 600; }}
+QLabel#muted, QLabel#messageMeta, QLabel#noteText {{ color: {t.muted}; }}
+QLabel#badge {{
+    color: {t.error_text}; background: {t.error_bg}; border-radius: 6px; padding: 1px 6px;
+}}
+QFrame#codeBlock {{ background: {t.code_bg}; border: 1px solid {t.border}; border-radius: 8px; }}
+QPlainTextEdit#codeText {{ background: transparent; border: none; }}
+QToolButton#chipClose {{
+    background: {t.surface}; color: {t.text}; border: 1px solid {t.border}; border-radius: 9px;
+    padding: 0; font-weight: 600;
+}}
+QToolButton#chipClose:hover {{ background: {t.error_bg}; color: {t.error_text}; }}
+QFrame#thumbnail {{ border: 1px solid {t.border}; border-radius: 8px; background: {t.surface}; }}
+QFrame#card {{ background: {t.surface}; border: 1px solid {t.border}; border-radius: 14px; }}
+QLabel#cardTitle {{ font-size: {card}; font-weight: 600; }}
+QLabel#emptyTitle {{ font-size: {title}; font-weight: 600; }}
+QLabel#emptyHint {{ color: {t.muted}; }}
+QFrame#notice {{ background: {t.selection}; border-radius: 10px; }}
+QFrame#notice[kind="error"] {{ background: {t.error_bg}; }}
+QStatusBar {{ background: {t.sidebar}; border-top: 1px solid {t.border}; color: {t.muted}; }}
+QStatusBar QLabel {{ color: {t.muted}; padding: 0 6px; }}
+QToolBar {{ background: {t.window}; border: none; border-bottom: 1px solid {t.border};
+    spacing: 6px; padding: 4px 8px; }}
+QProgressBar {{
+    background: {t.surface}; border: 1px solid {t.border}; border-radius: 5px;
+    text-align: center; max-height: 12px;
+}}
+QProgressBar::chunk {{ background: {t.accent}; border-radius: 4px; }}
+QSplitter::handle {{ background: {t.border}; }}
+QScrollBar:vertical {{ background: transparent; width: 10px; margin: 2px; }}
+QScrollBar::handle:vertical {{ background: {t.border}; border-radius: 4px; min-height: 30px; }}
+QScrollBar::add-line, QScrollBar::sub-line {{ height: 0; width: 0; }}
+QScrollBar:horizontal {{ background: transparent; height: 10px; margin: 2px; }}
+QScrollBar::handle:horizontal {{ background: {t.border}; border-radius: 4px; min-width: 30px; }}
+QMenu {{ background: {t.surface}; border: 1px solid {t.border}; padding: 4px; }}
+QMenu::item {{ padding: 5px 18px; border-radius: 6px; }}
+QMenu::item:selected {{ background: {t.hover}; color: {t.text}; }}
+"""

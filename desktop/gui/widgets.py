@@ -1,0 +1,116 @@
+"""Small building blocks shared by the message widgets, the composer and the panels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QMouseEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.thumbnails import thumbnail
+
+COPIED_FEEDBACK_MS = 1200
+
+
+def flat_button(text: str, tooltip: str = "", accessible: str | None = None) -> QToolButton:
+    """A borderless text button for secondary actions (Copy, Save as...)."""
+    button = QToolButton()
+    button.setText(text)
+    button.setProperty("role", "flat")
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setToolTip(tooltip or text)
+    button.setAccessibleName(accessible or text)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    return button
+
+
+def push_button(text: str, role: str | None = None, tooltip: str = "") -> QPushButton:
+    button = QPushButton(text)
+    if role:
+        button.setProperty("role", role)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setAccessibleName(text.replace("&", ""))
+    if tooltip:
+        button.setToolTip(tooltip)
+    return button
+
+
+def set_role(widget: QWidget, role: str) -> None:
+    """Changes a widget's style role; the style sheet is re-applied to it."""
+    widget.setProperty("role", role)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+
+
+def copy_to_clipboard(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
+
+
+def copy_button(text_of: Callable[[], str], what: str = "text") -> QToolButton:
+    """Copies `text_of()` and says "Copied" for a moment."""
+    button = flat_button("Copy", f"Copy the {what}", f"Copy {what}")
+
+    def copy() -> None:
+        copy_to_clipboard(text_of())
+        button.setText("Copied")
+        # The button as context: the timer is dropped if the message is deleted first.
+        QTimer.singleShot(COPIED_FEEDBACK_MS, button, lambda: button.setText("Copy"))
+
+    button.clicked.connect(copy)
+    return button
+
+
+def text_label(text: str = "", object_name: str | None = None, *, selectable=True) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if object_name:
+        label.setObjectName(object_name)
+    label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    return label
+
+
+class Thumbnail(QFrame):
+    """A clickable image preview; its context menu is filled by the owner."""
+
+    clicked = Signal(object)  # ImageRef
+
+    def __init__(self, ref: ImageRef, edge: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ref = ref
+        self.setObjectName("thumbnail")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(
+            f"{ref.name} — {ref.size[0]} × {ref.size[1]} px\n"
+            "Click to view; right-click to extract its text."
+        )
+        self.setAccessibleName(f"Image {ref.name}")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(3, 3, 3, 3)
+        self.picture = QLabel()
+        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.picture.setPixmap(thumbnail(ref, edge))
+        layout.addWidget(self.picture)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+    def sizeHint(self) -> QSize:
+        return self.picture.sizeHint() + QSize(8, 8)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(
+            event.position().toPoint()
+        ):
+            self.clicked.emit(self.ref)
+        super().mouseReleaseEvent(event)

@@ -1,0 +1,254 @@
+"""The inference worker: one QObject on its own QThread owns the VLM engine.
+
+Requests arrive by queued signals and run one after another in arrival order (a question sent
+while the model still loads simply waits its turn). The worker also writes the question and
+the answer to the history, so no SQLite commit or PNG encoding happens on the GUI thread.
+OpenVINO is imported here, in the worker thread, on the first load.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
+from desktop.core.errors import describe
+from desktop.core.history import HistoryError, HistoryStore
+from desktop.core.images import ImageError
+from desktop.core.manifest import ModelError
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.replay import rebuild_conversation
+from desktop.gui.settings import EngineOptions
+from desktop.gui.threads import WorkerThread
+
+if TYPE_CHECKING:
+    from desktop.core.engine import VLMEngine
+
+logger = logging.getLogger(__name__)
+
+NO_MODEL = "No model is loaded yet. Set one up in the panel above, then ask again."
+
+
+@dataclass
+class AskRequest:
+    conversation_id: int
+    question: str
+    images: list[ImageRef]
+    settings: GenerationSettings = field(default_factory=GenerationSettings)
+    user_message_id: int | None = None  # set on a retry: the question is already stored
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class AskResult:
+    request: AskRequest
+    answer: Answer
+    user_message_id: int | None = None
+    answer_message_id: int | None = None  # the stored answer (role assistant) or error
+    notes: list[str] = field(default_factory=list)  # e.g. older turns dropped to fit
+    save_error: str | None = None
+
+
+class EngineWorker(QObject):
+    token = Signal(str)
+    finished = Signal(object)  # AskResult
+    error = Signal(str)  # the model could not be loaded
+    state = Signal(str)  # "loading" | "ready" | "generating" | "error"
+    loaded = Signal(object)  # ModelInfo
+    devices = Signal(list)  # OpenVINO device names available on this machine
+
+    def __init__(self, store: HistoryStore) -> None:
+        super().__init__()
+        self._store = store
+        self._engine: VLMEngine | None = None
+        self._problem = NO_MODEL
+        self._conversation = Conversation()
+        self._conversation_id: int | None = None
+        self._engine_lock = threading.Lock()  # guards _engine for stop() from the GUI thread
+
+    def stop_engine(self) -> None:
+        """Any thread: ends the current answer at its next token."""
+        with self._engine_lock:
+            engine = self._engine
+        if engine is not None:
+            engine.stop()
+
+    @Slot(str, object)
+    def load(self, folder: str, options: EngineOptions) -> None:
+        self.state.emit("loading")
+        with self._engine_lock:
+            self._engine = None  # release the old model's memory before compiling the new one
+        self._conversation_id = None  # a new engine holds no KV state: rebuild on next ask
+        try:
+            from desktop.core.engine import EngineConfig, VLMEngine
+
+            config = EngineConfig(
+                device=options.device, max_visual_tokens=options.max_visual_tokens
+            )
+            engine = VLMEngine.load(folder, config)
+        except ModelError as exc:
+            self._fail(str(exc))
+        except Exception as exc:  # OpenVINO raises plain RuntimeErrors for device problems
+            logger.exception("model load failed")
+            self._fail(f"The model in {folder} could not be loaded: {describe(exc)}")
+        else:
+            with self._engine_lock:
+                self._engine = engine
+            self.loaded.emit(engine.info)
+            self.state.emit("ready")
+        self.devices.emit(_available_devices())
+
+    @Slot(int)
+    def forget(self, conversation_id: int) -> None:
+        """The conversation was deleted: its id may be reused by a new one."""
+        if self._conversation_id == conversation_id:
+            self._conversation_id = None
+            self._conversation = Conversation()
+
+    @Slot(object)
+    def ask(self, request: AskRequest) -> None:
+        engine = self._engine
+        if engine is None:  # no model, or it failed to load: nothing is stored, Retry can resend
+            self.finished.emit(AskResult(request, Answer("", "error", error=self._problem)))
+            return
+        self.state.emit("generating")
+        result = self._answer(engine, request)
+        self.finished.emit(result)
+        self.state.emit("ready")
+
+    def _answer(self, engine: VLMEngine, request: AskRequest) -> AskResult:
+        try:
+            images = [ref.load() for ref in request.images]
+        except ImageError as exc:
+            return AskResult(request, Answer("", "error", error=str(exc)))
+        result = AskResult(request, Answer("", "error"))
+        conversation = self._conversation_for(request.conversation_id)
+        result.user_message_id = request.user_message_id or self._save(
+            result, request.conversation_id, "user", request.question, images
+        )
+        last_turn = conversation.turns[-1] if conversation.turns else None
+        notes_before = len(conversation.notes)
+
+        def on_text(chunk: str) -> None:
+            if request.cancel.is_set():  # a Stop that came before the engine cleared its flag
+                engine.stop()
+            self.token.emit(chunk)
+
+        if request.cancel.is_set():
+            result.answer = Answer("", "stopped")
+        else:
+            result.answer = engine.ask(
+                conversation, request.question, images, request.settings, on_text
+            )
+        result.notes = conversation.notes[notes_before:]
+        turn = conversation.turns[-1] if conversation.turns else None
+        self._store_answer(result, turn if turn is not last_turn else None)
+        return result
+
+    def _conversation_for(self, conversation_id: int) -> Conversation:
+        if self._conversation_id != conversation_id:
+            try:
+                messages = self._store.messages(conversation_id)
+            except HistoryError as exc:
+                logger.warning("could not replay conversation %s: %s", conversation_id, exc)
+                messages = []
+            self._conversation = rebuild_conversation(messages, self._store.load_image)
+            self._conversation_id = conversation_id
+        return self._conversation
+
+    def _store_answer(self, result: AskResult, turn: Turn | None) -> None:
+        answer, conversation_id = result.answer, result.request.conversation_id
+        if answer.ok:
+            result.answer_message_id = self._save(
+                result,
+                conversation_id,
+                "assistant",
+                answer.text,
+                answer_ids=turn.answer_ids if turn is not None else [],
+                stats=answer.stats.to_dict(),
+                stopped=answer.finish_reason == "stopped",
+            )
+        else:
+            result.answer_message_id = self._save(
+                result, conversation_id, "error", answer.error or ""
+            )
+        for note in result.notes:
+            self._save(result, conversation_id, "note", note)
+
+    def _save(
+        self, result: AskResult, conversation_id: int, role: str, text: str, *args, **kwargs
+    ) -> int | None:
+        try:
+            return self._store.add_message(conversation_id, role, text, *args, **kwargs).id
+        except HistoryError as exc:  # the answer is still shown; only the history misses it
+            result.save_error = str(exc)
+            return None
+
+    def _fail(self, message: str) -> None:
+        self._problem = message
+        self.error.emit(message)
+        self.state.emit("error")
+
+
+def _available_devices() -> list[str]:
+    try:
+        import openvino as ov
+
+        return list(ov.Core().available_devices)
+    except Exception:  # no runtime at all: the load error already said why
+        return ["CPU"]
+
+
+class EngineController(QObject):
+    """GUI-side handle: sends requests to the worker thread and relays its signals."""
+
+    _load_requested = Signal(str, object)
+    _ask_requested = Signal(object)
+    _forget_requested = Signal(int)
+
+    def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.worker = EngineWorker(store)
+        self._thread = WorkerThread(self.worker, "desklens-engine")
+        self._load_requested.connect(self.worker.load)
+        self._ask_requested.connect(self.worker.ask)
+        self._forget_requested.connect(self.worker.forget)
+        self.worker.finished.connect(self._on_finished)
+        self._pending: list[AskRequest] = []
+
+    @property
+    def busy(self) -> bool:
+        """A question is queued or being answered."""
+        return bool(self._pending)
+
+    @property
+    def thread(self) -> QThread:
+        return self._thread.thread
+
+    def load(self, folder: str, options: EngineOptions) -> None:
+        self._load_requested.emit(folder, options)
+
+    def ask(self, request: AskRequest) -> None:
+        self._pending.append(request)
+        self._ask_requested.emit(request)
+
+    def forget(self, conversation_id: int) -> None:
+        self._forget_requested.emit(conversation_id)
+
+    def stop(self) -> None:
+        """Stops every queued and running request (the running one keeps its partial text)."""
+        for request in self._pending:
+            request.cancel.set()
+        self.worker.stop_engine()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        self.stop()
+        return self._thread.shutdown(timeout_ms)
+
+    @Slot(object)
+    def _on_finished(self, result: AskResult) -> None:
+        self._pending = [r for r in self._pending if r is not result.request]

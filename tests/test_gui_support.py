@@ -1,0 +1,136 @@
+"""Shared helpers for the GUI tests: launching isolated app instances, synthetic drops,
+images with real text, and a "slow model" hook that holds the answer after its first token."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+pytestmark = pytest.mark.gui
+
+SIGNAL_TIMEOUT_MS = 120_000  # generous: two shared CPU cores; tests wait for events, never sleep
+FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "C:/Windows/Fonts/arial.ttf",
+)
+
+
+def text_image(text: str, size: tuple[int, int] = (720, 140)) -> Image.Image:
+    """Black text on white in a TrueType font, large enough for the fast OCR to read."""
+    font_path = next((p for p in FONT_CANDIDATES if Path(p).is_file()), None)
+    assert font_path is not None, "install fonts-dejavu for the OCR tests"
+    image = Image.new("RGB", size, "white")
+    ImageDraw.Draw(image).text((24, 40), text, font=ImageFont.truetype(font_path, 44), fill="black")
+    return image
+
+
+def save_png(image: Image.Image, path: Path) -> Path:
+    image.save(path)
+    return path
+
+
+def drag_enter(widget, mime):
+    """Sends a drag-enter to `widget`; returns the event (accepted or not)."""
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QDragEnterEvent
+    from PySide6.QtWidgets import QApplication
+
+    centre = QPointF(widget.width() / 2, widget.height() / 2)
+    event = QDragEnterEvent(
+        centre, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )  # fmt: skip
+    QApplication.sendEvent(widget, event)
+    return event
+
+
+def drop_on(widget, mime) -> None:
+    """Delivers a drag-enter and a drop, as the window system would, to `widget`."""
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    drag_enter(widget, mime)
+    drop = QDropEvent(
+        QPointF(widget.width() / 2, widget.height() / 2), Qt.DropAction.CopyAction, mime,
+        Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+    )  # fmt: skip
+    QApplication.sendEvent(widget, drop)
+
+
+def file_mime(*paths: Path):
+    from PySide6.QtCore import QMimeData, QUrl
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    return mime
+
+
+def hold_after_first_token(window) -> threading.Event:
+    """Makes the running answer wait inside its first token until it is stopped, like a
+    slow model would. Runs in the worker thread (direct connection), so the GUI thread stays
+    free to show the token and to press Stop. Returns an event set once it is holding."""
+    from PySide6.QtCore import Qt
+
+    holding = threading.Event()
+
+    def hold(_chunk: str) -> None:
+        request = window.asking.request
+        if request is not None and not holding.is_set():
+            holding.set()
+            request.cancel.wait(SIGNAL_TIMEOUT_MS / 1000)
+
+    window.engine.worker.token.connect(hold, Qt.ConnectionType.DirectConnection)
+    return holding
+
+
+@pytest.fixture
+def isolated_env(monkeypatch, tmp_path):
+    """No model is found unless a test passes one; nothing is read from the user's folders."""
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    monkeypatch.setenv("DESKLENS_MODELS_DIR", str(empty))
+    monkeypatch.delenv("DESKLENS_MODEL", raising=False)
+    monkeypatch.delenv("DESKLENS_DATA_DIR", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def launch(qtbot, isolated_env):
+    """launch(data_dir=None, model_dir=None, wait_model=True) -> MainWindow. Every window is
+    closed at the end of the test, and its worker threads must have finished."""
+    from desktop.gui.app import create_app
+
+    windows = []
+
+    def start(data_dir: Path | None = None, model_dir: Path | None = None, wait_model=True):
+        folder = data_dir or isolated_env / "data"
+        _app, window = create_app(data_dir=folder, model_dir=model_dir)
+        windows.append(window)
+        if model_dir is not None and wait_model:
+            qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
+        return window
+
+    yield start
+    for window in windows:
+        window.close()
+        assert window.engine.thread.isFinished()
+        assert window.ocr.thread.isFinished()
+
+
+def send(qtbot, window, question: str, images=()) -> object:
+    """Types a question, presses Enter and returns the worker's AskResult."""
+    from PySide6.QtCore import Qt
+
+    from desktop.core.images import load_image
+    from desktop.gui.image_ref import ImageRef
+
+    window.composer.add_images([ImageRef.of(load_image(image)) for image in images])
+    window.composer.editor.setPlainText(question)
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    return blocker.args[0]
