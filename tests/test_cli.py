@@ -129,3 +129,29 @@ def test_ctrl_c_stops_the_answer_and_keeps_it(models_dir, screenshot):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "[stopped]" in err
+
+
+def test_ocr_refine_streams_the_models_markdown(models_dir, screenshot):
+    result = desklens("ocr", str(screenshot), "--refine")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()  # the tiny model's (gibberish) Markdown
+
+
+def test_ocr_refine_takes_one_image(models_dir, screenshot, capsys):
+    assert main(["ocr", str(screenshot), str(screenshot), "--refine", "--combined", "x.md"]) == 2
+    assert "--refine works on one image at a time" in capsys.readouterr().err
+
+
+def test_ask_grounded_gives_the_model_the_ocr_lines(models_dir, tmp_path, capsys):
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("RGB", (640, 160), "white")
+    font = ImageFont.load_default(size=36)
+    ImageDraw.Draw(image).text((20, 50), "Total due 320.04 GBP", fill="black", font=font)
+    path = tmp_path / "total.png"
+    image.save(path)
+    code = main(["ask", str(path), "-q", "What is the total?", "--ground", "--json",
+                 "--max-new-tokens", "4"])  # fmt: skip
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "320.04" in data["prompt"] and data["prompt"].endswith("Question: What is the total?")

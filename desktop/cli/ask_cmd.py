@@ -32,6 +32,11 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print the answer and its stats as one JSON object"
     )
+    parser.add_argument(
+        "--ground",
+        action="store_true",
+        help="give the model the fast-OCR text of the images with the question",
+    )
     add_model_options(parser)
     add_generation_options(parser)
     parser.set_defaults(run=run)
@@ -55,10 +60,20 @@ def generation_settings(args: argparse.Namespace) -> tuple[str, GenerationSettin
     )
 
 
+def grounded_prompt(question: str, images) -> str:
+    from desktop.core.ocr import OcrEngine, grounding_text
+    from desktop.core.refine import grounded_question
+
+    ocr = OcrEngine()
+    return grounded_question(question, [grounding_text(ocr.extract(image)) for image in images])
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         prompt, settings = generation_settings(args)
         images = load_images(args.images)
+        if args.ground:
+            prompt = grounded_prompt(prompt, images)
         engine = load_engine(args)
     except CliError as exc:
         return fail(exc)
@@ -78,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "answer": answer.text,
+                    "prompt": prompt,
                     "finish_reason": answer.finish_reason,
                     "model": engine.info.name,
                     "images": [image.name for image in images],

@@ -25,11 +25,13 @@ def fail(error: CliError) -> int:
     return error.exit_code
 
 
-def add_model_options(parser: argparse.ArgumentParser) -> None:
+def add_model_options(parser: argparse.ArgumentParser, *, threads: bool = True) -> None:
+    """Model choice and device options; `threads=False` where the command has its own."""
     group = parser.add_argument_group("model")
     group.add_argument("--model", help="converted model folder or name (see `desklens models`)")
     group.add_argument("--device", default="CPU", help="OpenVINO device: CPU, GPU, NPU, AUTO")
-    group.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+    if threads:
+        group.add_argument("--threads", type=int, default=None, help="CPU inference threads")
     group.add_argument(
         "--max-visual-tokens",
         type=int,

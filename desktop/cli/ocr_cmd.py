@@ -11,20 +11,20 @@ import sys
 from pathlib import Path
 
 from desktop.cli import exit_codes
-from desktop.cli.common import CliError, fail
+from desktop.cli.common import (
+    CliError,
+    add_model_options,
+    ctrl_c_stops,
+    fail,
+    load_engine,
+    load_images,
+)
 from desktop.core.images import ImageError
 from desktop.core.ocr.batch import BatchProgress, collect_inputs, read_document, run_batch
 from desktop.core.ocr.engine import OcrEngine
 from desktop.core.ocr.export import FORMATS, render
 from desktop.core.ocr.model_files import OcrModelError
-
-REFINE_UNAVAILABLE = (
-    "refine needs a converted model; this build has no vision-language engine, "
-    "so use `desklens ocr` without --refine, or install the full DeskLens."
-)
-REFINE_PENDING = (
-    "note: --refine is not connected to the vision-language model yet; showing the fast OCR text."
-)
+from desktop.core.refine import refine_to_markdown
 
 
 def register(subparsers) -> None:
@@ -47,8 +47,11 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
     parser.add_argument(
-        "--refine", action="store_true", help="let the vision-language model check the OCR text"
+        "--refine",
+        action="store_true",
+        help="one image: have the vision-language model rewrite it as Markdown (slower)",
     )
+    add_model_options(parser, threads=False)
     parser.set_defaults(run=run)
 
 
@@ -56,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.threads is not None and args.threads < 1:
             raise CliError("--threads must be 1 or more", exit_codes.USAGE)
-        _check_refine(args)
         files, refused = collect_inputs(args.paths)
         _check_inputs(args, files, refused)
+        if args.refine:
+            return _refine_one(args, files)
         engine = OcrEngine(threads=args.threads)
         if len(files) == 1 and args.out is None and args.combined is None:
             return _print_one(engine, files[0], args.format)
@@ -69,14 +73,23 @@ def run(args: argparse.Namespace) -> int:
         return fail(CliError(str(exc), exit_codes.MODEL_PROBLEM))
 
 
-def _check_refine(args: argparse.Namespace) -> None:
-    if not args.refine:
-        return
-    try:
-        import desktop.core.engine  # noqa: F401
-    except ImportError as exc:
-        raise CliError(REFINE_UNAVAILABLE, exit_codes.MODEL_PROBLEM) from exc
-    print(REFINE_PENDING, file=sys.stderr)
+def _refine_one(args: argparse.Namespace, files: list[Path]) -> int:
+    """The VLM's Markdown for one image, streamed to stdout."""
+    if len(files) != 1 or files[0].suffix.lower() == ".pdf" or args.out or args.combined:
+        raise CliError("--refine works on one image at a time (no PDF, --out or --combined)", 2)
+    image = load_images([str(files[0])])[0]
+    engine = load_engine(args)
+    with ctrl_c_stops(engine):
+        answer = refine_to_markdown(engine, image, on_text=_write)
+    if answer.error:
+        raise CliError(answer.error, exit_codes.FAILED)
+    _write("\n")
+    return exit_codes.OK
+
+
+def _write(chunk: str) -> None:
+    sys.stdout.write(chunk)
+    sys.stdout.flush()
 
 
 def _check_inputs(args: argparse.Namespace, files: list[Path], refused: list[Path]) -> None:
