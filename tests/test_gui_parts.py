@@ -199,3 +199,12 @@ def test_cli_gui_subcommand_and_default(monkeypatch):
         ("/d", "/m"),
         (None, None),
     ]
+
+
+def test_long_unbroken_words_get_break_points_but_links_stay_intact(qapp):
+    from desktop.gui.markdown_view import markdown_to_html
+
+    run = "x" * 100
+    html = markdown_to_html(f"See {run} and [the docs](https://example.org/{run}).")
+    assert "\u200b" in html  # the label can wrap the 100-character run
+    assert f"https://example.org/{run}" in html  # the href itself is untouched

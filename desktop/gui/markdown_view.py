@@ -29,6 +29,10 @@ from desktop.gui.widgets import copy_button
 
 _TABLE = re.compile(r"<table[^>]*>")
 _BODY = re.compile(r"<body[^>]*>")
+# Text between tags (not attributes); a run of 30+ non-space characters in it.
+_TEXT_NODE = re.compile(r">([^<]+)<")
+_LONG_RUN = re.compile(r"[^\s&;]{30}(?=[^\s&;])")
+_ZWSP = "\u200b"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
 
 
@@ -126,12 +130,19 @@ def markdown_to_html(text: str) -> str:
     html = _BODY.sub(
         "<body>", html
     )  # the label's font (theme, font size) applies, not Qt's default
+    # QLabel wraps only at spaces: a long URL or token run would overflow the bubble, so
+    # visible text gets zero-width break points (hrefs and the copied text are untouched).
+    html = _TEXT_NODE.sub(lambda m: ">" + _LONG_RUN.sub(_break_after, m.group(1)) + "<", html)
     return _TABLE.sub(
         f'<table border="1" style="border-collapse:collapse; border-style:solid; '
         f'border-color:{grid};" '
         'cellpadding="6" cellspacing="0">',
         html,
     )
+
+
+def _break_after(match: re.Match) -> str:
+    return match.group(0) + _ZWSP
 
 
 def _prose_label() -> QLabel:
