@@ -123,29 +123,14 @@ def pdf_pages(path: Path, limit: int | None = None) -> tuple[list[LoadedImage], 
     """The first `limit` (default MAX_PDF_PAGES) pages of a PDF as images, and its page
     count. Rendered at the OCR package's scale, so small print stays legible.
     Raises ImageError (PdfError) when the file cannot be read."""
-    import pypdfium2 as pdfium
+    from desktop.core.ocr.pdf import render_pages
 
-    from desktop.core.ocr.pdf import RENDER_SCALE, PdfError
-
-    try:
-        document = pdfium.PdfDocument(str(path))
-    except pdfium.PdfiumError as exc:
-        reason = "it is password-protected" if "password" in str(exc).lower() else "it is damaged"
-        raise PdfError(f'"{path.name}" could not be opened as a PDF: {reason}.') from exc
-    try:
-        total = len(document)
-        pages = []
-        for index in range(min(total, limit or MAX_PDF_PAGES)):
-            page = document[index]
-            try:
-                picture = page.render(scale=RENDER_SCALE).to_pil()
-            finally:
-                page.close()
-            name = f"{path.stem} p{index + 1}.png"
-            pages.append(decode_image(picture, name=name))
-        return pages, total
-    finally:
-        document.close()
+    pictures, total = render_pages(path, limit or MAX_PDF_PAGES)
+    pages = [
+        decode_image(picture, name=f"{path.stem} p{number}.png")
+        for number, picture in enumerate(pictures, start=1)
+    ]
+    return pages, total
 
 
 def name_list(names: Iterable[str], shown: int = 3) -> str:

@@ -60,6 +60,25 @@ def read_pdf(
     return OcrDocument(source_name=name, pages=pages)
 
 
+def render_pages(path: str | os.PathLike, limit: int | None = None):
+    """The first `limit` pages as RGB images at RENDER_SCALE, and the page count."""
+    name = Path(path).name
+    with _open(path, name) as document:
+        total = len(document)
+        images = []
+        for index in range(total if limit is None else min(total, limit)):
+            page = document[index]
+            try:
+                images.append(_render(page))
+            finally:
+                page.close()
+        return images, total
+
+
+def _render(page: pdfium.PdfPage):
+    return page.render(scale=RENDER_SCALE).to_pil().convert("RGB")
+
+
 def _read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) -> OcrResult:
     started = time.perf_counter()
     fragments = _text_layer(page)
@@ -70,8 +89,7 @@ def _read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) 
         )
         result.text_layer = True
     else:
-        image = page.render(scale=RENDER_SCALE).to_pil().convert("RGB")
-        result = engine.extract(load_image(image, name=name))
+        result = engine.extract(load_image(_render(page), name=name))
         result.seconds = time.perf_counter() - started
     result.page = number
     return result
