@@ -27,15 +27,32 @@ from installer import layout  # noqa: E402
 SPEC = ROOT / "installer" / "desklens.spec"
 
 
-def run_pyinstaller(distpath: Path, workpath: Path, devices: str = "CPU") -> Path:
+def run_pyinstaller(
+    distpath: Path, workpath: Path, devices: str = "CPU", ocr_int8: Path | None = None
+) -> Path:
     """Runs the spec; returns the bundle folder."""
     command = [
         sys.executable, "-m", "PyInstaller", str(SPEC), "--noconfirm", "--clean",
         "--log-level", "WARN", "--distpath", str(distpath), "--workpath", str(workpath),
-        "--", "--devices", devices,
+        "--", "--devices", devices, "--ocr-int8", str(ocr_int8 or ""),
     ]  # fmt: skip
     subprocess.run(command, check=True, cwd=ROOT)
     return distpath / layout.APP_DIR
+
+
+def ocr_int8_folder(mode: str, workpath: Path) -> Path | None:
+    """The INT8 OCR models to ship (made by `python -m desktop.core.ocr.quantize`), if any."""
+    from desktop.core.ocr.model_files import INT8_FOLDER, MANIFEST_NAME
+
+    if mode == "make":
+        folder = workpath / INT8_FOLDER
+        command = [sys.executable, "-m", "desktop.core.ocr.quantize", "--out", str(folder)]
+        subprocess.run(command, check=True, cwd=ROOT)
+        return folder
+    existing = ROOT / "ov_models" / INT8_FOLDER
+    if mode == "auto" and (existing / MANIFEST_NAME).is_file():
+        return existing
+    return None
 
 
 def version_iss_text(version: str = __version__) -> str:
@@ -81,11 +98,20 @@ def main(argv: list[str] | None = None) -> int:
         "--devices", default="CPU", help="OpenVINO device plugins to ship, e.g. CPU,GPU,NPU"
     )
     parser.add_argument("--no-archive", action="store_true", help="only build the folder")
+    parser.add_argument(
+        "--ocr-int8",
+        choices=("auto", "make", "none"),
+        default="auto",
+        help="ship INT8 OCR models: auto = ov_models/ocr-int8 when present, make = build them "
+        "now (needs the convert extra, ~3 min), none = the FP32 models only",
+    )
     args = parser.parse_args(argv)
 
     distpath, workpath = args.distpath.resolve(), args.workpath.resolve()
     started = time.perf_counter()
-    bundle = run_pyinstaller(distpath, workpath, args.devices)
+    ocr_int8 = ocr_int8_folder(args.ocr_int8, workpath)
+    print(f"OCR models: {'INT8 from ' + str(ocr_int8) if ocr_int8 else 'FP32 only'}")
+    bundle = run_pyinstaller(distpath, workpath, args.devices, ocr_int8)
     print(f"bundle: {bundle} ({folder_size(bundle) / 2**20:.0f} MiB unpacked)")
     print(f"Inno Setup defines: {write_version_iss(distpath)}")
     if not args.no_archive:

@@ -343,3 +343,16 @@ def test_bundle_gui_starts_offscreen(unpacked, tmp_path):
         gui.kill()
         output = gui.communicate()[0]
     assert exited is None, output
+
+
+def test_int8_ocr_models_ship_only_when_present(tmp_path, monkeypatch):
+    from desktop.core.ocr.model_files import INT8_FOLDER, MANIFEST_NAME
+    from installer import build
+
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    assert build.ocr_int8_folder("auto", tmp_path / "work") is None  # none made: FP32 only
+    made = tmp_path / "ov_models" / INT8_FOLDER
+    made.mkdir(parents=True)
+    (made / MANIFEST_NAME).write_text("{}")
+    assert build.ocr_int8_folder("auto", tmp_path / "work") == made
+    assert build.ocr_int8_folder("none", tmp_path / "work") is None
