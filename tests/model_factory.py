@@ -237,11 +237,15 @@ def build_checkpoint(
     model.save_pretrained(out_dir, safe_serialization=True)
 
     size = {"shortest_edge": min_pixels, "longest_edge": max_pixels}
+    # min/max_pixels must be given too: transformers 4.57 lets their Qwen2-VL defaults (~1 MP)
+    # override `size`, which would quietly cap every image at ~980 visual tokens.
     image_processor = Qwen2VLImageProcessor(
         patch_size=16,
         merge_size=2,
         temporal_patch_size=2,
         size=size,
+        min_pixels=min_pixels,
+        max_pixels=max_pixels,
         image_mean=[0.5, 0.5, 0.5],
         image_std=[0.5, 0.5, 0.5],
     )

@@ -119,7 +119,7 @@ def test_chat_holds_a_multi_turn_conversation(models_dir, screenshot):
 def test_ctrl_c_stops_the_answer_and_keeps_it(models_dir, screenshot):
     proc = subprocess.Popen(
         [sys.executable, "-m", "desktop", "ask", str(screenshot), "-q", "Go on.",
-         "--max-new-tokens", "6000"],
+         "--max-new-tokens", "6000", "--ignore-eos"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True,
     )  # fmt: skip
     first = proc.stdout.read(1)  # the answer has started streaming

@@ -48,6 +48,7 @@ def generation_settings(args: argparse.Namespace) -> tuple[str, GenerationSettin
         "max_new_tokens": args.max_new_tokens,
         "temperature": args.temperature,
         "repetition_penalty": args.repetition_penalty,
+        "ignore_eos": args.ignore_eos or None,
     }
     if args.preset:
         preset = get_preset(args.preset)

@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
                 "max_new_tokens": args.max_new_tokens,
                 "temperature": args.temperature,
                 "repetition_penalty": args.repetition_penalty,
+                "ignore_eos": args.ignore_eos or None,
             }.items()
             if v is not None
         }

@@ -45,6 +45,11 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-new-tokens", type=int, default=None, help="answer length limit")
     group.add_argument("--temperature", type=float, default=None, help="0 = greedy (default)")
     group.add_argument("--repetition-penalty", type=float, default=None)
+    group.add_argument(
+        "--ignore-eos",
+        action="store_true",
+        help="keep generating until --max-new-tokens (benchmarks, tests)",
+    )
 
 
 def load_engine(args: argparse.Namespace):

@@ -31,7 +31,6 @@ from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 # One visual token is 32x32 px. 1,280 tokens (~1.3 MP) keeps a 1280x720 screenshot at full
 # resolution and is the top of the range Qwen recommends for document reading; users can raise it.
 DEFAULT_MAX_VISUAL_TOKENS = 1280
-DEFAULT_MIN_VISUAL_TOKENS = 16
 RETAIN_AFTER_OVERFLOW = 0.6  # share of the context kept when old turns must go
 
 
@@ -40,13 +39,16 @@ class EngineConfig:
     device: str = "CPU"
     threads: int | None = None
     max_visual_tokens: int = DEFAULT_MAX_VISUAL_TOKENS  # per image
-    min_visual_tokens: int = DEFAULT_MIN_VISUAL_TOKENS
+    min_visual_tokens: int | None = None  # None: the model's own minimum (Qwen3-VL: 64)
     max_context_tokens: int = 16384
     image_cache_size: int = 32
     # None: the device default (bf16 on CPUs with AMX/AVX512-BF16); "f32" for exact results.
     inference_precision: str | None = None
     language_properties: dict = field(default_factory=dict)
-    vision_properties: dict = field(default_factory=dict)
+    # Measured (bench/RESULTS.md): on CPUs with AVX512-BF16 but no AMX, the default bf16 makes
+    # the vision merger 23 % slower than f32 while it speeds up the LM prefill (5.6 vs 6.8 s);
+    # laptops without AVX512 run f32 either way. Hence f32 for the vision sub-models only.
+    vision_properties: dict = field(default_factory=lambda: {"INFERENCE_PRECISION_HINT": "f32"})
 
 
 @dataclass
@@ -151,7 +153,10 @@ class VLMEngine:
             head_dim=int(vision_cfg["hidden_size"]) // int(vision_cfg["num_heads"]),
             image_mean=tuple(pre.get("image_mean", (0.5, 0.5, 0.5))),
             image_std=tuple(pre.get("image_std", (0.5, 0.5, 0.5))),
-            min_pixels=max(min(model_min, config.min_visual_tokens * token_px), token_px),
+            min_pixels=max(
+                config.min_visual_tokens * token_px if config.min_visual_tokens else model_min,
+                token_px,
+            ),
             max_pixels=min(model_max, config.max_visual_tokens * token_px),
         )
 
