@@ -13,6 +13,7 @@ from desktop.cli.common import (
     add_model_options,
     ctrl_c_stops,
     fail,
+    generation_overrides,
     load_engine,
     load_images,
 )
@@ -44,21 +45,14 @@ def register(subparsers) -> None:
 
 def generation_settings(args: argparse.Namespace) -> tuple[str, GenerationSettings]:
     """The prompt and settings from --question / --preset and the generation options."""
-    overrides = {
-        "max_new_tokens": args.max_new_tokens,
-        "temperature": args.temperature,
-        "repetition_penalty": args.repetition_penalty,
-        "ignore_eos": args.ignore_eos or None,
-    }
+    overrides = generation_overrides(args)
     if args.preset:
         preset = get_preset(args.preset)
         prompt = preset.prompt if not args.question else f"{preset.prompt}\n{args.question}"
         return prompt, preset.settings_with(**overrides)
     if not args.question:
         raise CliError("give a question with -q/--question or a --preset", exit_codes.USAGE)
-    return args.question, GenerationSettings(
-        **{k: v for k, v in overrides.items() if v is not None}
-    )
+    return args.question, GenerationSettings(**overrides)
 
 
 def grounded_prompt(question: str, images) -> str:

@@ -16,6 +16,7 @@ from desktop.cli.common import (
     add_model_options,
     ctrl_c_stops,
     fail,
+    generation_overrides,
     load_engine,
     load_images,
 )
@@ -49,18 +50,7 @@ def run(args: argparse.Namespace) -> int:
         engine = load_engine(args)
     except CliError as exc:
         return fail(exc)
-    settings = GenerationSettings(
-        **{
-            k: v
-            for k, v in {
-                "max_new_tokens": args.max_new_tokens,
-                "temperature": args.temperature,
-                "repetition_penalty": args.repetition_penalty,
-                "ignore_eos": args.ignore_eos or None,
-            }.items()
-            if v is not None
-        }
-    )
+    settings = GenerationSettings(**generation_overrides(args))
     conversation = Conversation()
     interactive = sys.stdin.isatty()
     print(f"DeskLens chat with {engine.info.name}. {HELP}", file=sys.stderr)

@@ -52,6 +52,17 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def generation_overrides(args: argparse.Namespace) -> dict:
+    """The generation options the user actually gave (None = keep the default/preset value)."""
+    given = {
+        "max_new_tokens": args.max_new_tokens,
+        "temperature": args.temperature,
+        "repetition_penalty": args.repetition_penalty,
+        "ignore_eos": args.ignore_eos or None,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
 def load_engine(args: argparse.Namespace):
     """Resolves and loads the model; model problems become exit code 3."""
     from desktop.core.engine import EngineConfig, VLMEngine
