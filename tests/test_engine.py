@@ -234,3 +234,16 @@ def test_vision_merger_builds_no_dense_attention_mask(engine):
     # The export's [1, N, N] mask input is replaced by a broadcast zero at load time (exactness
     # against transformers is checked with this in place, in test_engine_exactness.py).
     assert engine.encoder.takes_dense_mask is False
+
+
+def test_same_size_corruption_is_caught_by_the_checksum(tiny_ir, tmp_path):
+    from desktop.core.manifest import verify_model_dir
+
+    broken = _copy(tiny_ir, tmp_path)
+    victim = broken / "openvino_text_embeddings_model.bin"
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte: size unchanged
+    victim.write_bytes(bytes(data))
+    verify_model_dir(broken)  # the fast load-time check looks at sizes only
+    with pytest.raises(ModelError, match="openvino_text_embeddings_model.bin .* checksum"):
+        verify_model_dir(broken, hashes=True)
