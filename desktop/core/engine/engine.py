@@ -24,7 +24,7 @@ from desktop.core.engine.language import LanguageModel, keep_last_logits
 from desktop.core.engine.sampling import Sampler
 from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
 from desktop.core.engine.tokens import StreamDecoder, TextCodec
-from desktop.core.engine.vision import VisionSpec
+from desktop.core.engine.vision import VisionSpec, visual_token_count
 from desktop.core.errors import describe
 from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 
@@ -172,8 +172,6 @@ class VLMEngine:
         self._kv_keys = []
 
     def count_visual_tokens(self, image: ImageLike) -> int:
-        from desktop.core.engine.vision import visual_token_count
-
         return visual_token_count(image.image.size, self.encoder.spec)
 
     def ask(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import openvino_tokenizers  # noqa: F401  (registers the tokenizer ops with new ov.Core objects)
+
+ENCODE_CACHE_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,9 @@ class TextCodec:
         self._tokenize = core.compile_model(folder / "openvino_tokenizer.xml", "CPU")
         self._detokenize = core.compile_model(folder / "openvino_detokenizer.xml", "CPU")
         self.special = read_special_ids(folder)
-        self._cache: dict[str, list[int]] = {}
+        # Every turn rebuilds the conversation's prompt: chat markers and earlier questions
+        # recur each time, so their ids are kept (bounded, least recently used first out).
+        self._cache: OrderedDict[str, list[int]] = OrderedDict()
 
     def encode(self, text: str) -> list[int]:
         if not text:
@@ -69,8 +74,11 @@ class TextCodec:
         if cached is None:
             result = self._tokenize([text])
             cached = [int(x) for x in result["input_ids"][0]]
-            if len(text) < 64:  # chat markers and short fixed strings recur every turn
-                self._cache[text] = cached
+            self._cache[text] = cached
+            if len(self._cache) > ENCODE_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(text)
         return list(cached)
 
     def decode(self, ids: list[int]) -> str:
