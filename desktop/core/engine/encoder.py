@@ -6,6 +6,7 @@ from collections import OrderedDict
 
 import numpy as np
 import openvino as ov
+from PIL import Image
 
 from desktop.core.engine.sequence import ImageEmbedding
 from desktop.core.engine.vision import (
@@ -74,6 +75,23 @@ class VisionEncoder:
         block = self.cached(digest)
         if block is not None:
             return block
+        embeds, deepstack, grid = self._run(image)
+        m = self.spec.merge_size
+        block = ImageEmbedding(
+            self.cache_key(digest), embeds, deepstack, (grid[1] // m, grid[2] // m)
+        )
+        self._cache[block.key] = block
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return block
+
+    def warm_up(self) -> None:
+        """Runs the smallest image once, so the runtime prepares its weights now, not on the
+        user's first image (nothing is cached)."""
+        side = self.spec.factor * 8
+        self._run(Image.new("RGB", (side, side), "white"))
+
+    def _run(self, image) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
         prepared = prepare_image(image, self.spec)
         grid = prepared.grid
         self._patch.infer({0: prepared.pixel_patches})
@@ -93,11 +111,4 @@ class VisionEncoder:
         self._merger.infer(inputs)
         embeds = np.array(self._merger.get_tensor("last_hidden_state").data, copy=True)
         deepstack = np.array(self._merger.get_tensor("deepstack_feature_lists").data, copy=True)
-        m = self.spec.merge_size
-        block = ImageEmbedding(
-            self.cache_key(digest), embeds, deepstack, (grid[1] // m, grid[2] // m)
-        )
-        self._cache[block.key] = block
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-        return block
+        return embeds, deepstack, grid

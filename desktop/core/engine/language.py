@@ -43,6 +43,13 @@ class LanguageModel:
         self._hidden = hidden
         self.kv_length = 0
 
+    def warm_up(self) -> None:
+        """A short prefill and one decode step, then a clean state: the runtime prepares its
+        weights for both paths at load instead of during the user's first question."""
+        for steps in (8, 1):
+            self.feed(np.zeros((steps, self._hidden), np.float32), np.zeros((3, steps), np.int64))
+        self.reset()
+
     def reset(self) -> None:
         self._request.reset_state()
         self.kv_length = 0
