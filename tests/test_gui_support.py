@@ -35,11 +35,11 @@ def save_png(image: Image.Image, path: Path) -> Path:
 
 def drag_enter(widget, mime):
     """Sends a drag-enter to `widget`; returns the event (accepted or not)."""
-    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtCore import QPoint, Qt
     from PySide6.QtGui import QDragEnterEvent
     from PySide6.QtWidgets import QApplication
 
-    centre = QPointF(widget.width() / 2, widget.height() / 2)
+    centre = QPoint(widget.width() // 2, widget.height() // 2)  # Qt's signature (6.11 needs it)
     event = QDragEnterEvent(
         centre, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier,
