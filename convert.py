@@ -507,6 +507,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("convert.py: interrupted; nothing was written to the target.", file=sys.stderr)
         return 130
+    except OSError as exc:  # a read-only or full output folder: a sentence, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(
+            f"convert.py: error: {exc.strerror or exc}{where}. Choose a writable output "
+            "folder with free space (--output).",
+            file=sys.stderr,
+        )
+        return 1
     say(f"Done in {time.perf_counter() - started:.0f} s: {target}")
     return 0
 

@@ -8,6 +8,7 @@ importing a folder that already holds OpenVINO IR. Its "[convert] ..." lines are
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -36,6 +37,8 @@ _STEP = "[convert] "
 _DONE = "[convert] Done in "
 _ERROR = "convert.py: error: "
 CANCEL_GRACE_MS = 5000
+CLOSE_GRACE_MS = 3000  # closing the app waits this long for the converter to clean up
+STAGING_PREFIX = ".desklens-tmp-"  # convert.py's staging folders: "<prefix><name>-<pid>"
 
 INTRO = (
     "DeskLens answers questions with a vision-language model converted for OpenVINO, and "
@@ -173,7 +176,14 @@ class FirstRunPanel(QFrame):
         args = ["-u", str(CONVERT_SCRIPT), "--model", source, "--output", str(self._target)]
         args += ["--force"] if self._target.exists() else []
         args += ["--weight-format", fmt] if fmt else []
-        self.models_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.models_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.result_label.setText(
+                f"Cannot create the models folder {self.models_dir}: {exc.strerror or exc}."
+            )
+            self.result_label.show()
+            return
         self._error_line = ""
         self.log.clear()
         self.result_label.hide()
@@ -206,10 +216,22 @@ class FirstRunPanel(QFrame):
             process.kill()
 
     def kill(self) -> None:
-        """The app is closing: end the converter without waiting."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.waitForFinished(3000)
+        """The app is closing: interrupt the converter (it removes its staging folder), end it
+        hard if it has not stopped within a few seconds, and remove what it left."""
+        process = self.process
+        if process is None:
+            return
+        pid = process.processId()
+        if os.name == "posix" and pid and process.state() == QProcess.ProcessState.Running:
+            os.kill(pid, signal.SIGINT)
+            process.waitForFinished(CLOSE_GRACE_MS)
+        if process.state() != QProcess.ProcessState.NotRunning:
+            process.kill()
+            process.waitForFinished(3000)
+        if pid and self._target is not None:
+            # A killed converter leaves its (hidden, possibly gigabytes) staging folder behind.
+            staging = self._target.parent / f"{STAGING_PREFIX}{self._target.name}-{pid}"
+            shutil.rmtree(staging, ignore_errors=True)
 
     # --- internals -----------------------------------------------------------------------
 

@@ -388,6 +388,7 @@ class MainWindow(QMainWindow):
                     # runs would abort the process, so wait for it.
                     logger.warning("waiting for %s to finish", worker.thread.objectName())
                     worker.thread.wait()
+                worker.release()  # models and their threads go now, not at interpreter exit
             QThreadPool.globalInstance().waitForDone()  # image intake tasks
             self.store.close()
         super().closeEvent(event)

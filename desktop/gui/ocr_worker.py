@@ -143,6 +143,10 @@ class OcrWorker(QObject):
             logger.warning("OCR result not saved: %s", exc)
         return outcome
 
+    def release(self) -> None:
+        """The thread has ended: drop the OCR models; their recognizer threads end with them."""
+        self._engine = None
+
     def _ocr(self) -> OcrEngine:
         if self._engine is None:
             from desktop.core.ocr import OcrEngine
@@ -184,6 +188,11 @@ class OcrController(QObject):
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         self.cancel_all()
         return self._thread.shutdown(timeout_ms)
+
+    def release(self) -> None:
+        """After the thread ended (shutdown): frees the OCR models."""
+        assert not self._thread.running
+        self.worker.release()
 
     @Slot(object)
     def _on_job_finished(self, job: OcrJob) -> None:

@@ -102,6 +102,14 @@ class EngineWorker(QObject):
             self.state.emit("ready")
         self.devices.emit(_available_devices())
 
+    def release(self) -> None:
+        """The thread has ended: drop the model, so its memory and OpenVINO's threads go now
+        rather than at interpreter exit."""
+        with self._engine_lock:
+            self._engine = None
+        self._conversation = Conversation()
+        self._conversation_id = None
+
     @Slot(int)
     def forget(self, conversation_id: int) -> None:
         """The conversation was deleted: its id may be reused by a new one."""
@@ -248,6 +256,11 @@ class EngineController(QObject):
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         self.stop()
         return self._thread.shutdown(timeout_ms)
+
+    def release(self) -> None:
+        """After the thread ended (shutdown): frees the model."""
+        assert not self._thread.running
+        self.worker.release()
 
     @Slot(object)
     def _on_finished(self, result: AskResult) -> None:
