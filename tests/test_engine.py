@@ -158,7 +158,11 @@ def test_reset_and_clear_start_over(engine, image):
 
 def test_sampling_settings_are_reproducible_with_a_seed(engine):
     settings = GenerationSettings(max_new_tokens=12, temperature=0.9, top_p=0.9, seed=7)
+    # Both from a full prefill: a reused KV prefix takes other (bf16/INT8) kernels, whose logits
+    # differ in the last bits, which sampling may amplify; that is not what the seed is about.
+    engine.reset()
     a = engine.ask(Conversation(), "Hello", [], settings)
+    engine.reset()
     b = engine.ask(Conversation(), "Hello", [], settings)
     assert a.text == b.text and a.stats.generated_tokens == b.stats.generated_tokens
 
