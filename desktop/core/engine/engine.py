@@ -18,6 +18,7 @@ import numpy as np
 import openvino as ov
 
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
+from desktop.core.engine.batch import BatchPrompt, pad_left
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.encoder import VisionEncoder, drop_dense_attention_mask
 from desktop.core.engine.language import LanguageModel, keep_last_logits
@@ -225,6 +226,34 @@ class VLMEngine:
             stats.total_s = time.perf_counter() - started
             return Answer("", "error", stats, error=f"Generation failed: {describe(exc)}")
 
+    def ask_each(
+        self,
+        requests: Sequence[tuple[str, Sequence[ImageLike]]],
+        settings: GenerationSettings | None = None,
+    ) -> list[Answer]:
+        """Answers independent one-turn questions (each with its own images) side by side.
+
+        Decoding runs for all of them at once (see batch.py), so N screenshots are extracted in
+        much less than N times the time of one. Conversations are untouched; the KV state is
+        cleared afterwards. Not for JSON-constrained answers. `stop()` ends all of them.
+        """
+        settings = settings or GenerationSettings()
+        self._stop.clear()
+        started = time.perf_counter()
+        stats = [AnswerStats() for _ in requests]
+        try:
+            if settings.json_schema:
+                raise ValueError("JSON-constrained answers are answered one at a time")
+            return self._ask_each(list(requests), settings, stats, started)
+        except Exception as exc:
+            total = time.perf_counter() - started
+            for item in stats:
+                item.total_s = total
+            error = f"Generation failed: {describe(exc)}"
+            return [Answer("", "error", item, error=error) for item in stats]
+        finally:
+            self.reset()  # the batch's KV state belongs to no conversation
+
     # -- internals ---------------------------------------------------------------------------
 
     def _embed_images(
@@ -377,3 +406,81 @@ class VLMEngine:
             Turn(question, list(images), decoder.text, answer_ids, stopped=finish == "stopped")
         )
         return Answer(decoder.text, finish, stats)
+
+    def _ask_each(self, requests, settings, stats, started) -> list[Answer]:
+        prompts, sequences = [], []
+        for (question, images), item in zip(requests, stats, strict=True):
+            blocks = self._embed_images(images, item)
+            item.visual_tokens = sum(b.tokens for b in blocks)
+            seq = self._build_sequence([], question, blocks, item)
+            if len(seq) + settings.max_new_tokens > self.config.max_context_tokens:
+                raise ValueError(f"a request needs {len(seq)} tokens, more than the context")
+            embeds, mask, deepstack = self._embed_chunk(seq, 0, len(seq))
+            prompts.append(BatchPrompt(embeds, seq.position_array(0, len(seq)), mask, deepstack))
+            sequences.append(seq)
+            item.input_tokens = len(seq)
+        batch = pad_left(prompts)
+        self.reset()
+        t0 = time.perf_counter()
+        logits = self.language.feed_rows(
+            batch.embeds, batch.positions, batch.attention_mask, batch.visual_mask, batch.deepstack
+        )
+        prefill_s = time.perf_counter() - t0
+
+        rows = len(requests)
+        samplers = [Sampler(settings) for _ in range(rows)]
+        decoders = [StreamDecoder(self.codec) for _ in range(rows)]
+        answer_ids: list[list[int]] = [[] for _ in range(rows)]
+        finish: list[str | None] = [None] * rows
+        eos = frozenset() if settings.ignore_eos else self.codec.special.eos
+        filler = self.codec.special.im_end  # fed for rows already finished
+        positions = np.asarray([seq.next_position for seq in sequences], np.int64)
+        attention = batch.attention_mask
+        first_token_at = None
+        while True:
+            if self._stop.is_set():
+                finish = [reason or "stopped" for reason in finish]
+                break
+            tokens = []
+            for row in range(rows):
+                token = filler
+                if finish[row] is None:
+                    seen = sequences[row].ids + answer_ids[row]
+                    token = samplers[row].choose(
+                        logits[row], seen if settings.repetition_penalty != 1.0 else ()
+                    )
+                    if token in eos:
+                        finish[row] = "eos"
+                    else:
+                        answer_ids[row].append(token)
+                        decoders[row].push(token)
+                        if len(answer_ids[row]) >= settings.max_new_tokens:
+                            finish[row] = "length"
+                tokens.append(token)
+            if first_token_at is None:
+                first_token_at = time.perf_counter()
+            if all(finish):
+                break
+            self._embed_request.infer({0: np.asarray(tokens, np.int64)[:, None]})
+            embeds = self._embed_request.get_output_tensor(0).data
+            attention = np.concatenate([attention, np.ones((rows, 1), np.int64)], axis=1)
+            logits = self.language.feed_rows(
+                embeds, np.broadcast_to(positions[None, :, None], (3, rows, 1)), attention
+            )
+            positions += 1
+
+        now = time.perf_counter()
+        answers = []
+        for row, item in enumerate(stats):
+            decoders[row].flush()
+            item.prefill_s = prefill_s
+            item.total_s = now - started
+            item.generated_tokens = len(answer_ids[row])
+            item.context_tokens = self.language.kv_length
+            if first_token_at is not None:
+                item.ttft_s = first_token_at - started
+                if item.generated_tokens > 1:
+                    decode_s = max(now - first_token_at, 1e-9)
+                    item.tokens_per_s = (item.generated_tokens - 1) / decode_s
+            answers.append(Answer(decoders[row].text, finish[row] or "length", item))
+        return answers

@@ -77,22 +77,41 @@ class LanguageModel:
         deepstack: np.ndarray | None = None,
     ) -> np.ndarray:
         """Runs one chunk [T, hidden] at `positions` [3, T]; returns the last position's logits."""
-        steps = embeds.shape[0]
+        embeds = embeds.reshape(1, -1, embeds.shape[-1])
+        steps = embeds.shape[1]
+        logits = self.feed_rows(
+            embeds,
+            positions.reshape(3, 1, steps),
+            np.ones((1, self.kv_length + steps), dtype=np.int64),
+            None if visual_mask is None else visual_mask.reshape(1, steps),
+            deepstack,
+        )
+        return logits[0]
+
+    def feed_rows(
+        self,
+        embeds: np.ndarray,
+        positions: np.ndarray,
+        attention_mask: np.ndarray,
+        visual_mask: np.ndarray | None = None,
+        deepstack: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Runs a chunk for B rows at once: embeds [B, T, hidden], positions [3, B, T],
+        attention_mask [B, held + T] (0 marks padding). Returns each row's last logits [B, V]."""
+        rows, steps = embeds.shape[:2]
         if visual_mask is None or not visual_mask.any():
-            visual_mask = np.zeros((1, steps), dtype=bool)
+            visual_mask = np.zeros((rows, steps), dtype=bool)
             # The traced deepstack gather wants one (zero) row per position when nothing is visual.
-            deepstack = np.zeros((self._deepstack_layers, steps, self._hidden), np.float32)
-        else:
-            visual_mask = visual_mask.reshape(1, steps)
+            deepstack = np.zeros((self._deepstack_layers, rows * steps, self._hidden), np.float32)
         inputs = {
-            "inputs_embeds": embeds.reshape(1, steps, -1),
-            "attention_mask": np.ones((1, self.kv_length + steps), dtype=np.int64),
-            "position_ids": positions.reshape(3, 1, steps).astype(np.int64),
+            "inputs_embeds": embeds,
+            "attention_mask": attention_mask,
+            "position_ids": positions.astype(np.int64),
             "visual_pos_masks": visual_mask,
             "deepstack_visual_embeds": deepstack,
-            "beam_idx": np.zeros(1, dtype=np.int32),
+            "beam_idx": np.arange(rows, dtype=np.int32),
         }
         self._request.infer(inputs)
         self.kv_length += steps
         logits = self._request.get_tensor("logits").data
-        return np.array(logits[0, -1], dtype=np.float32, copy=True)
+        return np.array(logits[:, -1], dtype=np.float32, copy=True)
