@@ -61,6 +61,23 @@ def test_ask_json_prints_answer_and_stats(models_dir, screenshot, capsys):
     assert data["finish_reason"] in ("eos", "length")
 
 
+def test_ask_each_answers_every_image_on_its_own(models_dir, screenshot, tmp_path, capsys):
+    from PIL import Image
+
+    other = tmp_path / "other.png"
+    Image.open(screenshot).rotate(90, expand=True).save(other)
+    args = ["ask", str(screenshot), str(other), "-q", "Extract the text.", "--max-new-tokens", "5"]
+    assert main([*args, "--each", "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["images"] for r in records] == [["screenshot.png"], ["other.png"]]
+    assert all(0 < r["stats"]["generated_tokens"] <= 5 for r in records if r["answer"])
+    assert main([*args, "--each"]) == 0
+    out = capsys.readouterr()
+    assert "== screenshot.png ==" in out.out and "== other.png ==" in out.out
+    assert "[2 answers]" in out.err
+    assert main([*args[:1], *args[3:], "--each"]) == 2  # no image: usage error
+
+
 def test_ask_without_a_question_is_a_usage_error(models_dir, screenshot, capsys):
     assert main(["ask", str(screenshot)]) == 2
     assert "give a question" in capsys.readouterr().err
