@@ -41,18 +41,16 @@ def run_pyinstaller(
 
 
 def ocr_int8_folder(mode: str, workpath: Path) -> Path | None:
-    """The INT8 OCR models to ship (made by `python -m desktop.core.ocr.quantize`), if any."""
-    from desktop.core.ocr.model_files import INT8_FOLDER, MANIFEST_NAME
+    """The INT8 OCR models to ship, if any: "auto" and "make" build them from the committed
+    calibration ranges (seconds; without them the app builds them on first use)."""
+    from desktop.core.ocr.model_files import INT8_FOLDER
 
-    if mode == "make":
-        folder = workpath / INT8_FOLDER
-        command = [sys.executable, "-m", "desktop.core.ocr.quantize", "--out", str(folder)]
-        subprocess.run(command, check=True, cwd=ROOT)
-        return folder
-    existing = ROOT / "ov_models" / INT8_FOLDER
-    if mode == "auto" and (existing / MANIFEST_NAME).is_file():
-        return existing
-    return None
+    if mode == "none":
+        return None
+    folder = workpath / INT8_FOLDER
+    command = [sys.executable, "-m", "desktop.core.ocr.quantize", "--build-only", "--out"]
+    subprocess.run([*command, str(folder)], check=True, cwd=ROOT)
+    return folder
 
 
 def version_iss_text(version: str = __version__) -> str:
@@ -100,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-archive", action="store_true", help="only build the folder")
     parser.add_argument(
         "--ocr-int8",
-        choices=("auto", "make", "none"),
-        default="auto",
-        help="ship INT8 OCR models: auto = ov_models/ocr-int8 when present, make = build them "
-        "now (needs the convert extra, ~3 min), none = the FP32 models only",
+        choices=("make", "none"),
+        default="make",
+        help="ship INT8 OCR models built now from the committed calibration ranges (make), or "
+        "not (none: the app builds them on first use)",
     )
     args = parser.parse_args(argv)
 

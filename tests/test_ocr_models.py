@@ -13,7 +13,7 @@ from desktop.core.ocr.model_files import (
     MANIFEST_NAME,
     OcrModelError,
     find_model_files,
-    write_manifest,
+    source_signature,
 )
 from desktop.core.ocr.ppocr import ctc_greedy_decode
 
@@ -51,27 +51,67 @@ def test_fp32_models_come_from_the_rapidocr_wheel() -> None:
     )
 
 
-def test_int8_models_are_used_only_with_a_matching_manifest(
+def test_int8_models_are_built_once_from_the_committed_ranges(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(INT8_DIR_ENV, str(tmp_path))
-    assert find_model_files("auto").precision == "fp32"
-    with pytest.raises(OcrModelError, match="No INT8 OCR models"):
-        find_model_files("int8")
-
-    for name in ("det_int8", "rec_int8"):
-        (tmp_path / f"{name}.xml").write_text("<net/>")
-        (tmp_path / f"{name}.bin").write_bytes(b"")
-    write_manifest(tmp_path, {"det": "det_int8.xml", "rec": "rec_int8.xml"}, {})
+    monkeypatch.setenv(INT8_DIR_ENV, str(tmp_path / "int8"))
     files = find_model_files("auto")
     assert (files.precision, files.det.name, files.rec.name) == (
         "int8",
         "det_int8.xml",
         "rec_int8.xml",
     )
-    assert files.cls.suffix == ".onnx"
+    assert files.det.parent == tmp_path / "int8" and files.cls.suffix == ".onnx"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
+    built = files.det.stat().st_mtime_ns
+    assert find_model_files("int8").det.stat().st_mtime_ns == built  # reused, not rebuilt
 
-    manifest = json.loads((tmp_path / MANIFEST_NAME).read_text())
-    manifest["source_sizes"]["rec"] += 1  # made from another rapidocr release
-    (tmp_path / MANIFEST_NAME).write_text(json.dumps(manifest))
+    manifest = json.loads((tmp_path / "int8" / MANIFEST_NAME).read_text())
+    manifest["source_sizes"]["rec"] += 1  # made from another rapidocr release: rebuilt
+    (tmp_path / "int8" / MANIFEST_NAME).write_text(json.dumps(manifest))
+    assert find_model_files("auto").precision == "int8"
+    assert json.loads((tmp_path / "int8" / MANIFEST_NAME).read_text())["source_sizes"] == (
+        source_signature()
+    )
+
+
+def test_ranges_for_other_models_or_an_unwritable_folder_mean_fp32(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.core.ocr import int8
+
+    stale = tmp_path / "ranges.json"
+    ranges = json.loads(int8.RANGES_FILE.read_text())
+    ranges["source_sizes"] = {"det": 1, "rec": 2}
+    stale.write_text(json.dumps(ranges))
+    monkeypatch.setattr(int8, "RANGES_FILE", stale)
+    monkeypatch.setenv(INT8_DIR_ENV, str(tmp_path / "int8"))
     assert find_model_files("auto").precision == "fp32"
+    with pytest.raises(OcrModelError, match="could not be built"):
+        find_model_files("int8")
+
+    monkeypatch.undo()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(INT8_DIR_ENV, str(blocker / "int8"))
+    assert find_model_files("auto").precision == "fp32"
+
+
+def test_every_weighted_layer_runs_in_int8(tmp_path: Path) -> None:
+    import openvino as ov
+
+    from desktop.core.ocr.int8 import build_int8, load_ranges, quantizable_inputs
+
+    source = find_model_files("fp32").rec
+    target = tmp_path / "rec.xml"
+    layers = build_int8(source, load_ranges()["rec"], target)
+    model = ov.Core().read_model(source)
+    assert layers == len(list(quantizable_inputs(model))) > 40
+    compiled = ov.Core().compile_model(target, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    precisions = [
+        op.get_rt_info()["runtimePrecision"].astype(str)
+        for op in compiled.get_runtime_model().get_ordered_ops()
+        if op.get_rt_info()["layerType"].astype(str) in ("Convolution", "FullyConnected")
+    ]
+    int8_layers = sum(p.lower() in ("i8", "u8") for p in precisions)
+    assert int8_layers >= 0.9 * layers, precisions

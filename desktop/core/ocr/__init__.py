@@ -5,8 +5,9 @@
     result.text() / result.markdown() / result.to_json()
     grounding_text(result)                # OCR lines as grounding for the VLM
 
-PDFs: `pdf.read_pdf`; many files or folders: `batch.run_batch`; INT8 models (a build step):
-`python -m desktop.core.ocr.quantize`.
+PDFs: `pdf.read_pdf`; many files or folders: `batch.run_batch`. INT8 models are built on first
+use from committed calibration ranges (`int8.py`; `python -m desktop.core.ocr.quantize`
+recalibrates them).
 """
 
 from desktop.core.ocr.engine import OcrEngine

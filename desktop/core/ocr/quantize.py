@@ -1,15 +1,17 @@
-"""Build step: INT8 copies of the OCR detector and recognizer, calibrated on rendered text.
+"""Development step: calibrate the INT8 OCR models on rendered text (plain OpenVINO, no NNCF).
 
-    python -m desktop.core.ocr.quantize [--out DIR]
+    python -m desktop.core.ocr.quantize [--out DIR] [--build-only]
 
-Needs NNCF (the `convert` extras), so it runs when packaging or setting up a checkout, never in
-the app. The calibration pages are rendered here from pseudo-words in the system's fonts and
-several themes; nothing is downloaded. `model_files.find_model_files()` then picks the result.
+Runs the FP32 detector and recognizer on pages rendered here from pseudo-words in the system's
+fonts and several themes (nothing is downloaded) and writes the input range of every layer to
+`int8_ranges.json`, which is committed; the app builds its INT8 models from it (`int8.py`).
+Rerun it when rapidocr's models change. `--out` also builds the models into a folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from collections.abc import Iterator
@@ -20,7 +22,8 @@ import numpy as np
 import openvino as ov
 from PIL import Image, ImageDraw, ImageFont
 
-from desktop.core.ocr.model_files import default_int8_dir, find_model_files, write_manifest
+from desktop.core.ocr.int8 import RANGES_FILE, build_folder, quantizable_inputs
+from desktop.core.ocr.model_files import QUANTIZED, find_model_files, source_signature
 from desktop.core.ocr.ppocr import DetectorSettings, PpOcr, detector_input, recognizer_inputs
 from desktop.core.ocr.text_boxes import crop_line
 
@@ -60,12 +63,9 @@ def calibration_pages(count: int, seed: int = 0) -> Iterator[np.ndarray]:
         yield np.ascontiguousarray(np.asarray(page)[:, :, ::-1])
 
 
-def quantize(out_dir: Path, *, pages: int = 24, seed: int = 0) -> Path:
-    """Write det_int8 / rec_int8 IR files and their manifest into out_dir; returns out_dir."""
-    import nncf  # only installed with the `convert` extras
-
-    fp32 = find_model_files("fp32")
-    reader = PpOcr(fp32)
+def calibration_samples(pages: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Detector inputs of rendered pages, and recognizer inputs of the lines found on them."""
+    reader = PpOcr(find_model_files("fp32"))
     settings = DetectorSettings()
     det_samples, rec_samples = [], []
     for bgr in calibration_pages(pages, seed):
@@ -75,29 +75,42 @@ def quantize(out_dir: Path, *, pages: int = 24, seed: int = 0) -> Path:
             tensor[i : i + 1] for _, tensor in recognizer_inputs(crops) for i in range(len(tensor))
         )
     rec_samples = random.Random(seed).sample(rec_samples, min(MAX_REC_SAMPLES, len(rec_samples)))
+    return det_samples, rec_samples
 
+
+def activation_ranges(path: Path, samples: list[np.ndarray]) -> dict[str, list[float]]:
+    """[low, high] of every quantisable layer's input: the mean over samples of their min and
+    max (robust to a single outlier page, unlike the absolute extremes)."""
     core = ov.Core()
-    det = nncf.quantize(
-        core.read_model(fp32.det),
-        nncf.Dataset(det_samples),
-        preset=nncf.QuantizationPreset.MIXED,
-        subset_size=len(det_samples),
-    )
-    # The recognizer mixes convolutions with attention: quantizing it as a CNN lost ~20% of
-    # characters in our trials; the transformer scheme keeps softmax/attention inputs precise.
-    rec = nncf.quantize(
-        core.read_model(fp32.rec),
-        nncf.Dataset(rec_samples),
-        preset=nncf.QuantizationPreset.MIXED,
-        model_type=nncf.ModelType.TRANSFORMER,
-        subset_size=len(rec_samples),
-    )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    ov.save_model(det, out_dir / "det_int8.xml")
-    ov.save_model(rec, out_dir / "rec_int8.xml")
-    versions = {name: metadata.version(name) for name in ("openvino", "nncf", "rapidocr")}
-    write_manifest(out_dir, {"det": "det_int8.xml", "rec": "rec_int8.xml"}, versions)
-    return out_dir
+    model = core.read_model(path)
+    inputs: dict[str, ov.Output] = {}
+    for node, key in quantizable_inputs(model):
+        inputs.setdefault(key, node.input_value(0))
+    first_added = len(model.outputs)
+    model.add_outputs(list(inputs.values()))
+    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    lows: dict[str, list[float]] = {key: [] for key in inputs}
+    highs: dict[str, list[float]] = {key: [] for key in inputs}
+    for sample in samples:
+        results = compiled(sample)
+        for index, key in enumerate(inputs):
+            values = results[compiled.outputs[first_added + index]]
+            lows[key].append(float(values.min()))
+            highs[key].append(float(values.max()))
+    return {key: [float(np.mean(lows[key])), float(np.mean(highs[key]))] for key in inputs}
+
+
+def calibrate(pages: int = 24, seed: int = 0) -> dict:
+    """The content of int8_ranges.json for the installed rapidocr models."""
+    det_samples, rec_samples = calibration_samples(pages, seed)
+    fp32 = find_model_files("fp32")
+    return {
+        "source_sizes": source_signature(),
+        "made_with": {name: metadata.version(name) for name in ("openvino", "rapidocr")},
+        "samples": {"det": len(det_samples), "rec": len(rec_samples)},
+        "det": activation_ranges(fp32.det, det_samples),
+        "rec": activation_ranges(fp32.rec, rec_samples),
+    }
 
 
 def _available_fonts() -> list[str | None]:
@@ -140,15 +153,28 @@ def _pseudo_word(rng: random.Random) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=default_int8_dir(), help="output folder")
+    parser.add_argument(
+        "--ranges", type=Path, default=RANGES_FILE, help="calibration ranges file (JSON)"
+    )
     parser.add_argument("--pages", type=int, default=24, help="calibration pages to render")
+    parser.add_argument(
+        "--out", type=Path, help="also build the INT8 models into this folder (e.g. to bundle)"
+    )
+    parser.add_argument(
+        "--build-only", action="store_true", help="skip calibration: build --out from --ranges"
+    )
     args = parser.parse_args(argv)
-    try:
-        import nncf  # noqa: F401
-    except ImportError:
-        print("quantize needs NNCF: pip install -e '.[convert]'", file=sys.stderr)
-        return 1
-    print(f"INT8 OCR models written to {quantize(args.out, pages=args.pages)}")
+    if not args.build_only:
+        ranges = calibrate(args.pages)
+        args.ranges.write_text(json.dumps(ranges, indent=1) + "\n", encoding="utf-8")
+        print(f"calibration ranges written to {args.ranges}")
+    if args.out:
+        fp32 = find_model_files("fp32")
+        sources = {role: getattr(fp32, role) for role in QUANTIZED}
+        if not build_folder(sources, source_signature(), args.out, args.ranges):
+            print(f"could not build INT8 models into {args.out}", file=sys.stderr)
+            return 1
+        print(f"INT8 OCR models written to {args.out}")
     return 0
 
 
