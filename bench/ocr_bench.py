@@ -769,9 +769,9 @@ def main() -> None:
         scores = measure(samples, engines, args.repeat, folder)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores"
     setup = (
-        f"Machine: {machine}, shared with other work. DeskLens: OpenVINO {ov_version()} on CPU, "
-        f"threads: {args.threads or 'auto'}; INT8 models made by "
-        "`python -m desktop.core.ocr.quantize`. "
+        f"Machine: {machine}. DeskLens: OpenVINO {ov_version()} on CPU, "
+        f"threads: {args.threads or 'auto'}; INT8 models (the default) built by the app from "
+        "the committed calibration ranges (`desktop/core/ocr/int8.py`), FP32 = the fallback. "
         f"{tesseract}: `--psm 3`, OMP_THREAD_LIMIT=1, time includes starting the process."
     )
     command = "python bench/ocr_bench.py " + " ".join(sys.argv[1:])
