@@ -141,12 +141,18 @@ def test_stop_during_model_load_then_the_model_answers(qtbot, launch, tiny_ir, h
     assert result.answer.stats.generated_tokens > 0
 
 
-def test_question_queued_behind_the_load_is_stopped_cleanly(qtbot, launch, tiny_ir, held_load):
+def ask_during_load(qtbot, launch, tiny_ir, held_load, question: str):
+    """A window whose model load is held, with `question` sent (queued behind the load)."""
     window = launch()
     window.load_model(str(tiny_ir))
     assert held_load.loading.wait(WAIT_S)
-    window.composer.editor.setPlainText("Queued while loading")
+    window.composer.editor.setPlainText(question)
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    return window
+
+
+def test_question_queued_behind_the_load_is_stopped_cleanly(qtbot, launch, tiny_ir, held_load):
+    window = ask_during_load(qtbot, launch, tiny_ir, held_load, "Queued while loading")
     assert window.engine.busy and window.composer.send_button.text() == "Stop"
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
         qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
@@ -159,11 +165,7 @@ def test_question_queued_behind_the_load_is_stopped_cleanly(qtbot, launch, tiny_
 
 
 def test_new_chat_during_model_load_detaches_the_queued_question(qtbot, launch, tiny_ir, held_load):
-    window = launch()
-    window.load_model(str(tiny_ir))
-    assert held_load.loading.wait(WAIT_S)
-    window.composer.editor.setPlainText("Asked before the new chat")
-    qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    window = ask_during_load(qtbot, launch, tiny_ir, held_load, "Asked before the new chat")
     first = window.conversation_id
     window.sidebar.select(None)  # what "New chat" (Ctrl+N) does
     assert window.conversation_id is None and window.chat.messages() == []
