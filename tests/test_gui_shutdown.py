@@ -221,9 +221,13 @@ APP_SCRIPT = textwrap.dedent(
             window.extraction.extract_text([ImageRef.of(load_image(p)) for p in pictures])
             window.asking.send_question("Tell me everything", [])
 
+        closed = False
+
         @Slot(str)
         def close_window(self, _chunk):
-            window.engine.worker.token.disconnect(self.close_window)
+            if self.closed:  # tokens queued before the first one closed the window
+                return
+            self.closed = True
             print(f"closing: answering={window.engine.busy} ocr_jobs={len(window.ocr._jobs)}")
             window.close()
 
