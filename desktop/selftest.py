@@ -136,11 +136,13 @@ def _plugin_load_error(path: Path) -> str | None:
 def check_ocr() -> str:
     from desktop.core.ocr import OcrEngine
 
-    result = OcrEngine().extract(sample_image(), name="self-test sample")
+    engine = OcrEngine()
+    result = engine.extract(sample_image(), name="self-test sample")
     read = " ".join(result.text().split())
     if SAMPLE_TEXT not in read:
         raise CheckFailed(f'expected "{SAMPLE_TEXT}", read "{read}"')
-    return f'read "{read}"'
+    models = engine.model_files
+    return f'read "{read}" ({models.precision.upper() if models else "?"} models)'
 
 
 def check_data_folder() -> str:
