@@ -41,8 +41,8 @@ def run_pyinstaller(
 
 
 def ocr_int8_folder(mode: str, workpath: Path) -> Path | None:
-    """The INT8 OCR models to ship, if any: "auto" and "make" build them from the committed
-    calibration ranges (seconds; without them the app builds them on first use)."""
+    """The INT8 OCR models to ship: "make" builds them from the committed calibration ranges
+    (seconds); "none" ships none (the app then builds them on first use)."""
     from desktop.core.ocr.model_files import INT8_FOLDER
 
     if mode == "none":

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from desktop.core.engine.sequence import TokenSequence
-
 
 @dataclass
 class BatchPrompt:
@@ -56,7 +54,3 @@ def pad_left(prompts: Sequence[BatchPrompt]) -> BatchInputs:
     stacks = [p.deepstack for p in prompts if p.deepstack is not None]
     deepstack = np.concatenate(stacks, axis=1) if stacks else None
     return BatchInputs(embeds, positions, mask, visual, deepstack)
-
-
-def prompt_row(seq: TokenSequence, embeds: np.ndarray, mask, deepstack) -> BatchPrompt:
-    return BatchPrompt(embeds, seq.position_array(0, len(seq)), mask, deepstack)

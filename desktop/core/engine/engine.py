@@ -392,14 +392,7 @@ class VLMEngine:
         if tail and on_text is not None:
             on_text(tail)
 
-        now = time.perf_counter()
-        stats.total_s = now - started
-        stats.generated_tokens = len(answer_ids)
-        stats.context_tokens = self.language.kv_length
-        if first_token_at is not None:
-            stats.ttft_s = first_token_at - started
-            if len(answer_ids) > 1:
-                stats.tokens_per_s = (len(answer_ids) - 1) / max(now - first_token_at, 1e-9)
+        self._close_stats(stats, len(answer_ids), started, first_token_at, time.perf_counter())
         if finish == "stopped" and not answer_ids:
             return Answer("", "stopped", stats)  # nothing said: the history stays as it was
         conversation.turns.append(
@@ -445,10 +438,9 @@ class VLMEngine:
             for row in range(rows):
                 token = filler
                 if finish[row] is None:
-                    seen = sequences[row].ids + answer_ids[row]
-                    token = samplers[row].choose(
-                        logits[row], seen if settings.repetition_penalty != 1.0 else ()
-                    )
+                    penalised = settings.repetition_penalty != 1.0
+                    seen = sequences[row].ids + answer_ids[row] if penalised else ()
+                    token = samplers[row].choose(logits[row], seen)
                     if token in eos:
                         finish[row] = "eos"
                     else:
@@ -474,13 +466,23 @@ class VLMEngine:
         for row, item in enumerate(stats):
             decoders[row].flush()
             item.prefill_s = prefill_s
-            item.total_s = now - started
-            item.generated_tokens = len(answer_ids[row])
-            item.context_tokens = self.language.kv_length
-            if first_token_at is not None:
-                item.ttft_s = first_token_at - started
-                if item.generated_tokens > 1:
-                    decode_s = max(now - first_token_at, 1e-9)
-                    item.tokens_per_s = (item.generated_tokens - 1) / decode_s
+            self._close_stats(item, len(answer_ids[row]), started, first_token_at, now)
             answers.append(Answer(decoders[row].text, finish[row] or "length", item))
         return answers
+
+    def _close_stats(
+        self,
+        stats: AnswerStats,
+        generated: int,
+        started: float,
+        first_token_at: float | None,
+        now: float,
+    ) -> None:
+        """Totals of a finished answer: time to first token and decode speed after it."""
+        stats.total_s = now - started
+        stats.generated_tokens = generated
+        stats.context_tokens = self.language.kv_length
+        if first_token_at is not None:
+            stats.ttft_s = first_token_at - started
+            if generated > 1:
+                stats.tokens_per_s = (generated - 1) / max(now - first_token_at, 1e-9)

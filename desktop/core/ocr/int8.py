@@ -84,11 +84,11 @@ def build_folder(
     """
     from desktop.core.ocr.model_files import write_manifest
 
+    staging = target.with_name(f".{target.name}-{os.getpid()}")
     try:
         ranges = load_ranges(ranges_file)
         if ranges.get("source_sizes") != signature:
             return False
-        staging = target.with_name(f".{target.name}-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         files = {}
@@ -101,7 +101,7 @@ def build_folder(
         staging.rename(target)
         return True
     except (OSError, RuntimeError, ValueError, KeyError, TypeError):
-        shutil.rmtree(target.with_name(f".{target.name}-{os.getpid()}"), ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
         return False
 
 

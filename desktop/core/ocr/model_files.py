@@ -82,7 +82,7 @@ def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
     if precision != "fp32":
         quantized = next(filter(None, map(_valid_int8, int8_dirs())), None)
         if quantized is None:
-            quantized = _build_int8(fp32)
+            quantized = build_int8_models(int8_dirs()[-1])
         if quantized is not None:
             return OcrModelFiles(**{**fp32, **quantized}, precision="int8")
         if precision == "int8":
@@ -93,12 +93,13 @@ def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
     return OcrModelFiles(**fp32, precision="fp32")
 
 
-def _build_int8(fp32: dict[str, Path]) -> dict[str, Path] | None:
+def build_int8_models(target: Path, ranges_file: Path | None = None) -> dict[str, Path] | None:
+    """INT8 det/rec built into `target` from the wheel's models and the calibration ranges
+    (the committed ones by default); None when that is not possible."""
     from desktop.core.ocr.int8 import RANGES_FILE, build_folder
 
-    target = int8_dirs()[-1]
-    sources = {role: fp32[role] for role in QUANTIZED}
-    if not build_folder(sources, source_signature(), target, RANGES_FILE):
+    sources = {role: _wheel_model(role) for role in QUANTIZED}
+    if not build_folder(sources, source_signature(), target, ranges_file or RANGES_FILE):
         return None
     return _valid_int8(target)
 

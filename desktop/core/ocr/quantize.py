@@ -22,8 +22,8 @@ import numpy as np
 import openvino as ov
 from PIL import Image, ImageDraw, ImageFont
 
-from desktop.core.ocr.int8 import RANGES_FILE, build_folder, quantizable_inputs
-from desktop.core.ocr.model_files import QUANTIZED, find_model_files, source_signature
+from desktop.core.ocr.int8 import RANGES_FILE, quantizable_inputs
+from desktop.core.ocr.model_files import build_int8_models, find_model_files, source_signature
 from desktop.core.ocr.ppocr import DetectorSettings, PpOcr, detector_input, recognizer_inputs
 from desktop.core.ocr.text_boxes import crop_line
 
@@ -169,9 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         args.ranges.write_text(json.dumps(ranges, indent=1) + "\n", encoding="utf-8")
         print(f"calibration ranges written to {args.ranges}")
     if args.out:
-        fp32 = find_model_files("fp32")
-        sources = {role: getattr(fp32, role) for role in QUANTIZED}
-        if not build_folder(sources, source_signature(), args.out, args.ranges):
+        if build_int8_models(args.out, args.ranges) is None:
             print(f"could not build INT8 models into {args.out}", file=sys.stderr)
             return 1
         print(f"INT8 OCR models written to {args.out}")
