@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from desktop.cli import exit_codes, main, ocr_cmd
+from desktop.cli import exit_codes, main, ocr_cmd, ocr_local
 from desktop.core.images import load_image
 from desktop.core.ocr import OcrEngine, OcrResult, grounding_text
 from desktop.core.ocr.batch import BatchProgress, run_batch
@@ -398,14 +398,16 @@ def test_combined_json_holds_every_document(engine: OcrEngine, tmp_path: Path) -
 
 @pytest.fixture
 def cli_threads(engine: OcrEngine, monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
-    """Makes the CLI use the session's engine; records the --threads it asked for."""
+    """Makes the CLI read in-process with the session's engine (an OCR service running on
+    the developer's machine must not answer); records the --threads it asked for."""
     asked: list[int | None] = []
 
     def shared_engine(threads: int | None = None) -> OcrEngine:
         asked.append(threads)
         return engine
 
-    monkeypatch.setattr(ocr_cmd, "OcrEngine", shared_engine)
+    monkeypatch.setattr(ocr_local, "OcrEngine", shared_engine)
+    monkeypatch.setattr(ocr_cmd, "ask_service", lambda request: None)
     return asked
 
 

@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("desktop.cli.chat_cmd", "interactive multi-turn chat in the terminal"),
     "models": ("desktop.cli.models_cmd", "list converted models"),
     "ocr": ("desktop.cli.ocr_cmd", "extract text from images, folders and PDFs"),
+    "serve": ("desktop.cli.serve_cmd", "keep the OCR engine warm for fast `desklens ocr FILE`"),
     "gui": ("desktop.cli.gui_cmd", "start the desktop app (the default)"),
 }
 

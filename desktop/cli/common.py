@@ -7,9 +7,12 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
-from desktop.core.images import ImageError, LoadedImage, collect_image_files, load_image
+
+if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `desklens ocr`)
+    from desktop.core.images import LoadedImage
 
 
 class CliError(Exception):
@@ -80,6 +83,8 @@ def load_engine(args: argparse.Namespace):
 
 def load_images(paths: Sequence[str]) -> list[LoadedImage]:
     """Files and folders to images; anything unreadable is an input problem (exit code 4)."""
+    from desktop.core.images import ImageError, collect_image_files, load_image
+
     files, refused = collect_image_files(paths)
     if refused:
         names = ", ".join(p.name for p in refused)

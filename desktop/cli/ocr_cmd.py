@@ -2,6 +2,10 @@
 
 One file prints its text on stdout; several files (or a folder) are written into --out, one
 output per input, and/or into one --combined file, with progress on stderr.
+
+One file is read by a warm DeskLens OCR service when one is running (`desklens serve`, or the
+open app): this module then imports nothing heavy and the text comes back in the time the
+reading takes. Everything else runs in-process (`ocr_local`).
 """
 
 from __future__ import annotations
@@ -11,20 +15,17 @@ import sys
 from pathlib import Path
 
 from desktop.cli import exit_codes
-from desktop.cli.common import (
-    CliError,
-    add_model_options,
-    ctrl_c_stops,
-    fail,
-    load_engine,
-    load_images,
-)
-from desktop.core.images import ImageError
-from desktop.core.ocr.batch import BatchProgress, collect_inputs, read_document, run_batch
-from desktop.core.ocr.engine import OcrEngine
-from desktop.core.ocr.export import FORMATS, render
-from desktop.core.ocr.model_files import OcrModelError
-from desktop.core.refine import refine_to_markdown
+from desktop.cli.common import CliError, add_model_options, fail
+from desktop.core.file_types import is_image_or_pdf
+from desktop.core.ocr.export import FORMATS
+from desktop.core.ocr.service import OcrReply, OcrRequest, ask_service
+
+EXIT_CODES = {
+    "ok": exit_codes.OK,
+    "input": exit_codes.INPUT_PROBLEM,
+    "model": exit_codes.MODEL_PROBLEM,
+    "failed": exit_codes.FAILED,
+}
 
 
 def register(subparsers) -> None:
@@ -51,103 +52,40 @@ def register(subparsers) -> None:
         action="store_true",
         help="one image: have the vision-language model rewrite it as Markdown (slower)",
     )
+    parser.add_argument(
+        "--no-service",
+        action="store_true",
+        help="read in this process even when a warm OCR service (`desklens serve`) is running",
+    )
     add_model_options(parser, threads=False)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.threads is not None and args.threads < 1:
-            raise CliError("--threads must be 1 or more", exit_codes.USAGE)
-        files, refused = collect_inputs(args.paths)
-        _check_inputs(args, files, refused)
-        if args.refine:
-            return _refine_one(args, files)
-        engine = OcrEngine(threads=args.threads)
-        if len(files) == 1 and args.out is None and args.combined is None:
-            return _print_one(engine, files[0], args.format)
-        return _run_batch(engine, args)
-    except CliError as exc:
-        return fail(exc)
-    except OcrModelError as exc:
-        return fail(CliError(str(exc), exit_codes.MODEL_PROBLEM))
+    if args.threads is not None and args.threads < 1:
+        return fail(CliError("--threads must be 1 or more", exit_codes.USAGE))
+    if _servable(args):
+        reply = ask_service(OcrRequest(str(Path(args.paths[0]).resolve()), args.format))
+        if reply is not None:
+            return print_reply(reply)
+    from desktop.cli import ocr_local  # OpenVINO, OpenCV, numpy: only when reading here
+
+    return ocr_local.run(args)
 
 
-def _refine_one(args: argparse.Namespace, files: list[Path]) -> int:
-    """The VLM's Markdown for one image, streamed to stdout."""
-    if len(files) != 1 or files[0].suffix.lower() == ".pdf" or args.out or args.combined:
-        raise CliError("--refine works on one image at a time (no PDF, --out or --combined)", 2)
-    image = load_images([str(files[0])])[0]
-    engine = load_engine(args)
-    with ctrl_c_stops(engine):
-        answer = refine_to_markdown(engine, image, on_text=_write)
-    if answer.error:
-        raise CliError(answer.error, exit_codes.FAILED)
-    _write("\n")
+def print_reply(reply: OcrReply) -> int:
+    """The text on stdout, or the error sentence on stderr; the exit code for either."""
+    if reply.status != "ok":
+        return fail(CliError(reply.error, EXIT_CODES[reply.status]))
+    sys.stdout.write(reply.output + "\n")
     return exit_codes.OK
 
 
-def _write(chunk: str) -> None:
-    sys.stdout.write(chunk)
-    sys.stdout.flush()
-
-
-def _check_inputs(args: argparse.Namespace, files: list[Path], refused: list[Path]) -> None:
-    missing = [path for path in args.paths if not Path(path).exists()]
-    if missing:
-        raise CliError(f"not found: {', '.join(map(str, missing))}", exit_codes.INPUT_PROBLEM)
-    given = {Path(path) for path in args.paths}
-    explicit_refused = [path for path in refused if path in given]
-    if explicit_refused:
-        names = ", ".join(p.name for p in explicit_refused)
-        raise CliError(f"not an image or PDF DeskLens can read: {names}", exit_codes.INPUT_PROBLEM)
-    if not files:
-        raise CliError(
-            f"no images or PDFs found in {', '.join(args.paths)}", exit_codes.INPUT_PROBLEM
-        )
-    if len(files) > 1 and args.out is None and args.combined is None:
-        raise CliError(
-            f"{len(files)} files to read: give --out DIR for one output per file, "
-            "and/or --combined FILE for a single file",
-            exit_codes.USAGE,
-        )
-
-
-def _print_one(engine: OcrEngine, path: Path, fmt: str) -> int:
-    try:
-        document = read_document(engine, path)
-    except ImageError as exc:
-        raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from exc
-    sys.stdout.write(render(document, fmt) + "\n")
-    return exit_codes.OK
-
-
-def _run_batch(engine: OcrEngine, args: argparse.Namespace) -> int:
-    report = run_batch(
-        engine,
-        args.paths,
-        out_dir=args.out,
-        fmt=args.format,
-        combined=args.combined,
-        on_progress=_print_progress,
-    )
-    for path in report.refused:
-        print(f"skipped {path} (not an image or PDF)", file=sys.stderr)
-    done = len(report.outcomes) - len(report.failed)
-    where = [str(p) for p in (args.out, report.combined) if p is not None]
-    print(
-        f"{done} of {len(report.outcomes)} files read"
-        + (f"; written to {' and '.join(where)}" if where and done else ""),
-        file=sys.stderr,
-    )
-    return exit_codes.INPUT_PROBLEM if report.failed else exit_codes.OK
-
-
-def _print_progress(progress: BatchProgress) -> None:
-    if progress.status == "reading":
-        return
-    if progress.status == "failed":
-        line = f"failed: {progress.message}"
-    else:
-        line = f"ok: {progress.path.name} ({progress.message})"
-    print(f"[{progress.done}/{progress.total}] {line}", file=sys.stderr)
+def _servable(args: argparse.Namespace) -> bool:
+    """One readable file to print, with nothing asked that only this process can do."""
+    if args.no_service or args.refine or args.out or args.combined or args.threads:
+        return False
+    if len(args.paths) != 1:
+        return False
+    path = Path(args.paths[0])
+    return path.is_file() and is_image_or_pdf(path)

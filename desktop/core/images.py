@@ -22,14 +22,12 @@ from typing import BinaryIO
 import numpy as np
 from PIL import Image, ImageCms, ImageOps
 
+from desktop.core.file_types import IMAGE_EXTENSIONS, PDF_EXTENSION
+
 # 100 megapixels: above any camera or A4 scan at 600 dpi (35 MP), while the RGB copy of the
 # largest accepted image (300 MB) still fits comfortably in a desktop's memory.
 MAX_PIXELS = 100_000_000
 
-IMAGE_EXTENSIONS: frozenset[str] = frozenset(
-    {".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".webp", ".bmp", ".dib", ".tif", ".tiff", ".gif"}
-)
-PDF_EXTENSION = ".pdf"
 PASTED_IMAGE_NAME = "pasted image"
 
 _WHITE = (255, 255, 255)

@@ -7,13 +7,34 @@
 
 PDFs: `pdf.read_pdf`; many files or folders: `batch.run_batch`. INT8 models are built on first
 use from committed calibration ranges (`int8.py`; `python -m desktop.core.ocr.quantize`
-recalibrates them).
+recalibrates them). `service`: a warm engine answering `desklens ocr` from another process.
+
+The names below load on first use, so that light submodules (`service`, `models`) can be
+imported without OpenVINO, numpy and OpenCV: `desklens ocr` talking to a warm service
+starts in a few tens of milliseconds.
 """
 
-from desktop.core.ocr.engine import OcrEngine
-from desktop.core.ocr.grounding import grounding_text
-from desktop.core.ocr.model_files import OcrModelError
-from desktop.core.ocr.models import OcrDocument, OcrLine, OcrResult, OcrTable, TextFragment
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.core.ocr.engine import OcrEngine
+    from desktop.core.ocr.grounding import grounding_text
+    from desktop.core.ocr.model_files import OcrModelError
+    from desktop.core.ocr.models import OcrDocument, OcrLine, OcrResult, OcrTable, TextFragment
+
+_HOMES = {
+    "OcrEngine": "engine",
+    "grounding_text": "grounding",
+    "OcrModelError": "model_files",
+    "OcrDocument": "models",
+    "OcrLine": "models",
+    "OcrResult": "models",
+    "OcrTable": "models",
+    "TextFragment": "models",
+}
 
 __all__ = [
     "OcrDocument",
@@ -25,3 +46,9 @@ __all__ = [
     "TextFragment",
     "grounding_text",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -17,10 +17,11 @@ from typing import Literal
 from desktop.core.errors import describe
 from desktop.core.images import PDF_EXTENSION, ImageError, collect_image_files, load_image
 from desktop.core.ocr.engine import OcrEngine
-from desktop.core.ocr.export import write_combined, write_document
+from desktop.core.ocr.export import render, write_combined, write_document
 from desktop.core.ocr.model_files import OcrModelError
 from desktop.core.ocr.models import OcrDocument
 from desktop.core.ocr.pdf import read_pdf
+from desktop.core.ocr.service import OcrReply, OcrRequest
 
 Status = Literal["reading", "done", "failed"]
 
@@ -74,6 +75,18 @@ def read_document(
     if path.suffix.lower() == PDF_EXTENSION:
         return read_pdf(engine, path, cancel=cancel)
     return OcrDocument(source_name=path.name, pages=[engine.extract(load_image(path))])
+
+
+def read_one(engine: OcrEngine, request: OcrRequest) -> OcrReply:
+    """One file rendered as `desklens ocr FILE` prints it (in-process or served); a file or
+    model problem becomes the reply's status and sentence."""
+    try:
+        document = read_document(engine, Path(request.path))
+    except ImageError as exc:
+        return OcrReply("input", error=str(exc))
+    except OcrModelError as exc:
+        return OcrReply("model", error=str(exc))
+    return OcrReply("ok", output=render(document, request.format))
 
 
 def run_batch(

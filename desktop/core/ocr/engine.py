@@ -21,6 +21,11 @@ from desktop.core.ocr.models import OcrResult, TextFragment
 from desktop.core.ocr.ppocr import DetectorSettings, PpOcr
 from desktop.core.ocr.ruled_tables import find_table_grids
 
+# Recognizer input widths (lines scaled to its 48 px height) primed by a thorough warm-up:
+# every line of the benchmark's screenshots fits (widest: 3,572, small text across 1366 px);
+# a longer line pays the first-time cost of its width once.
+PRIMED_LINE_WIDTH = 3584
+
 
 class OcrEngine:
     """Fast OCR with layout. Cheap to create; the models compile on first use or `warm_up()`.
@@ -47,16 +52,19 @@ class OcrEngine:
         self._models: PpOcr | None = None
         self._lock = threading.Lock()
 
-    def warm_up(self) -> None:
+    def warm_up(self, *, every_width: bool = False) -> None:
         """Compile the models and run them on lines of several lengths, so that the first
         real request meets compiled models and input shapes it has seen (a new shape costs
-        about twice a known one)."""
+        about twice a known one). `every_width` also primes every line width a screenshot
+        usually has (~2 s more; for a long-lived engine such as `desklens serve`)."""
         sample = Image.new("RGB", (1000, 200), "white")
         draw, font = ImageDraw.Draw(sample), ImageFont.load_default(16)
         for number, words in enumerate((1, 3, 6, 9)):
             line = " ".join(["DeskLens 123"] * words)
             draw.text((10, 10 + 45 * number), line, font=font, fill="black")
         self.extract(sample)
+        if every_width:
+            self._ppocr().prime_recognizer(PRIMED_LINE_WIDTH)
 
     def extract(self, image: LoadedImage | Image.Image, *, name: str | None = None) -> OcrResult:
         """Read all text of an image, in reading order. Raises ImageError for unusable input."""

@@ -1,0 +1,90 @@
+"""`desklens serve`: keep the OCR engine warm, so that `desklens ocr FILE` answers at once.
+
+It runs in the foreground until Ctrl+C, SIGTERM or --idle-exit: nothing is left running
+behind the user's back. The open desktop app offers the same service while it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+
+from desktop.cli import exit_codes
+from desktop.cli.common import CliError, fail
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="keep the OCR engine warm for fast `desklens ocr FILE`",
+        description="Keep the OCR engine loaded and warm, so that `desklens ocr FILE` in "
+        "any terminal, script or hotkey prints the text without starting its own engine. "
+        "Runs in the foreground until Ctrl+C.",
+    )
+    parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+    parser.add_argument(
+        "--idle-exit",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="stop after this many minutes without a request",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.threads is not None and args.threads < 1:
+        return fail(CliError("--threads must be 1 or more", exit_codes.USAGE))
+    if args.idle_exit is not None and args.idle_exit <= 0:
+        return fail(CliError("--idle-exit must be a positive number of minutes", exit_codes.USAGE))
+    from desktop.core.ocr.batch import read_one
+    from desktop.core.ocr.engine import OcrEngine
+    from desktop.core.ocr.model_files import OcrModelError
+    from desktop.core.ocr.service import OcrService, ServiceError
+
+    engine = OcrEngine(threads=args.threads)
+    _say("warming up the OCR engine…")
+    try:
+        engine.warm_up(every_width=True)
+    except OcrModelError as exc:
+        return fail(CliError(str(exc), exit_codes.MODEL_PROBLEM))
+    service = OcrService(lambda request: read_one(engine, request), on_request=_log)
+    try:
+        service.start()
+    except ServiceError as exc:
+        return fail(CliError(str(exc), exit_codes.FAILED))
+    _say("ready: `desklens ocr FILE` now reads here. Ctrl+C stops the service.")
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        reason = _wait(service, stop, args.idle_exit)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    finally:
+        service.stop()
+        signal.signal(signal.SIGTERM, previous)
+    _say(f"stopped ({reason}).")
+    return exit_codes.OK
+
+
+def _wait(service, stop: threading.Event, idle_minutes: float | None) -> str:
+    """Blocks until a stop is asked for or the service has been idle long enough."""
+    while not stop.wait(1.0):
+        if not service.running:
+            return "the service thread ended"
+        idle = time.monotonic() - service.last_request_at
+        if idle_minutes is not None and idle >= idle_minutes * 60:
+            return f"no request for {idle_minutes:g} min"
+    return "terminated"
+
+
+def _log(request, reply) -> None:
+    outcome = "read" if reply.status == "ok" else f"failed ({reply.error})"
+    _say(f"{outcome}: {request.path} in {reply.seconds:.2f} s")
+
+
+def _say(line: str) -> None:
+    print(f"desklens serve: {line}", file=sys.stderr, flush=True)
