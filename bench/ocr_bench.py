@@ -46,9 +46,10 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from results import RESULTS, write_section  # noqa: E402  (bench/ is on sys.path)
+
 from desktop.core.ocr import OcrEngine  # noqa: E402
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
 HEADING = "## OCR: DeskLens vs Tesseract"
 TESSERACT = "Tesseract"
 APT_PACKAGES = ["tesseract-ocr", "tesseract-ocr-eng", "tesseract-ocr-chi-sim"]
@@ -708,16 +709,6 @@ def _verdict(passed: bool, text: str) -> str:
     return f"- {'PASS' if passed else 'MISS'}: {text}"
 
 
-def write_results(section: str) -> None:
-    existing = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmarks\n\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-    if pattern.search(existing):
-        updated = pattern.sub(lambda _: section + "\n", existing)
-    else:
-        updated = existing.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(updated, encoding="utf-8")
-
-
 def make_engines(precision: str, threads: int | None) -> dict[str, OcrEngine]:
     """DeskLens engines by label: "both" compares the INT8 models with the FP32 ones."""
     wanted = ["int8", "fp32"] if precision == "both" else [precision]
@@ -778,7 +769,7 @@ def main() -> None:
     section = report(scores, list(engines), command.strip(), setup)
     print(section)
     if args.write:
-        write_results(section)
+        write_section(HEADING, section)
         print(f"Written to {RESULTS}", file=sys.stderr)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from results import write_section  # noqa: E402  (bench/ is on sys.path)
 
 NEW_TOKENS = 32
 FAST_BUDGET = 512  # the "image detail" one step below the default, for the 0.3x target
@@ -370,7 +371,7 @@ def main() -> int:
                 f"vision {d['seen_image_vision_s']:.3f} s | |"
             )
     lines += ["", *batch_lines(batch, args.sizes[0])]
-    write_section(args.out, "## VLM:", "\n".join(lines) + "\n")
+    write_section("## VLM:", "\n".join(lines), args.out)
     print("\n".join(lines))
     return 0
 
@@ -393,18 +394,6 @@ def batch_lines(r: dict, size: str) -> list[str]:
         f"{fmt(r['peak_rss_gib'], 'GiB', 2)} |",
         f"| **ratio** | | **{r['one_by_one_s'] / r['together_s']:.2f}x** | | | | |",
     ]
-
-
-def write_section(path: Path, heading: str, body: str) -> None:
-    """Replaces this benchmark's section of RESULTS.md, leaving other sections alone."""
-    text = path.read_text() if path.is_file() else "# Benchmark results\n\n"
-    start = text.find(heading)
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + body
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + body + (text[end + 1 :] if end != -1 else "")
-    path.write_text(text)
 
 
 if __name__ == "__main__":

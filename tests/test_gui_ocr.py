@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from PySide6.QtCore import Qt
@@ -50,6 +51,22 @@ def test_extract_text_on_an_attached_image_shows_its_text(qtbot, launch, tmp_pat
         [stored] = store.messages(window.conversation_id)
     assert stored.role == "ocr" and "320.04" in stored.text
     assert [image.name for image in stored.images] == ["bill.png"]
+
+
+def test_the_open_app_answers_desklens_ocr_with_its_warm_engine(
+    qtbot, launch, tmp_path, monkeypatch
+):
+    from desktop.core.ocr.service import OcrRequest, ask_service, ping
+
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "user"))  # its own socket
+    window = launch()
+    qtbot.waitUntil(lambda: ping() == os.getpid(), timeout=SIGNAL_TIMEOUT_MS)
+    shot = save_png(text_image("Invoice 8812 paid"), tmp_path / "invoice.png")
+    reply = ask_service(OcrRequest(str(shot), "md"))
+    assert reply is not None and reply.status == "ok" and "Invoice 8812 paid" in reply.output
+    assert window.sidebar.list.count() == 0  # a terminal's request is not a chat of the app
+    window.close()
+    assert ping() is None and ask_service(OcrRequest(str(shot))) is None
 
 
 def test_extract_text_from_an_image_in_the_chat(qtbot, launch, tmp_path):

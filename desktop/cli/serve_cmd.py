@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 import time
+from functools import partial
 
 from desktop.cli import exit_codes
 from desktop.cli.common import CliError, fail
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         engine.warm_up(every_width=True)
     except OcrModelError as exc:
         return fail(CliError(str(exc), exit_codes.MODEL_PROBLEM))
-    service = OcrService(lambda request: read_one(engine, request), on_request=_log)
+    service = OcrService(partial(read_one, engine), on_request=_log)
     try:
         service.start()
     except ServiceError as exc:

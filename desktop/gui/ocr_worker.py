@@ -2,6 +2,8 @@
 
 A job is one image or a batch; each image's text comes back as soon as it is read and is
 stored in the history (role "ocr") by the worker. A batch can be cancelled between images.
+Once warm, the engine also answers `desklens ocr FILE` from terminals and hotkeys while the
+app is open (`desktop.core.ocr.service`), unless `desklens serve` already does.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import logging
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -22,6 +25,7 @@ from desktop.gui.threads import WorkerThread
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine, OcrResult
+    from desktop.core.ocr.service import OcrService
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +104,7 @@ class OcrWorker(QObject):
         self._store = store
         self._threads = threads
         self._engine: OcrEngine | None = None
+        self._service: OcrService | None = None
 
     @Slot()
     def warm_up(self) -> None:
@@ -109,7 +114,20 @@ class OcrWorker(QObject):
             logger.exception("OCR warm-up failed")
             self.failed.emit(f"Text extraction is unavailable: {describe(exc)}")
         else:
+            self._serve_command_line()
             self.ready.emit()
+
+    def _serve_command_line(self) -> None:
+        from desktop.core.ocr.batch import read_one
+        from desktop.core.ocr.service import OcrService, ServiceError
+
+        service = OcrService(partial(read_one, self._ocr()))
+        try:
+            service.start()
+        except ServiceError as exc:  # `desklens serve` or another window answers already
+            logger.info("not answering `desklens ocr`: %s", exc)
+            return
+        self._service = service
 
     @Slot(object)
     def run(self, job: OcrJob) -> None:
@@ -144,7 +162,12 @@ class OcrWorker(QObject):
         return outcome
 
     def release(self) -> None:
-        """The thread has ended: drop the OCR models; their recognizer threads end with them."""
+        """The thread has ended: stop answering the command line (a request in progress is
+        cut short; its client reads the file itself), then drop the OCR models; their
+        recognizer threads end with them."""
+        if self._service is not None:
+            self._service.stop()
+            self._service = None
         self._engine = None
 
     def _ocr(self) -> OcrEngine:

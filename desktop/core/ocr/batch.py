@@ -77,11 +77,13 @@ def read_document(
     return OcrDocument(source_name=path.name, pages=[engine.extract(load_image(path))])
 
 
-def read_one(engine: OcrEngine, request: OcrRequest) -> OcrReply:
+def read_one(
+    engine: OcrEngine, request: OcrRequest, cancel: threading.Event | None = None
+) -> OcrReply:
     """One file rendered as `desklens ocr FILE` prints it (in-process or served); a file or
     model problem becomes the reply's status and sentence."""
     try:
-        document = read_document(engine, Path(request.path))
+        document = read_document(engine, Path(request.path), cancel)
     except ImageError as exc:
         return OcrReply("input", error=str(exc))
     except OcrModelError as exc:

@@ -31,7 +31,9 @@ from typing import Literal
 
 from desktop.core.paths import user_data_dir
 
-Status = Literal["ok", "input", "model", "failed"]  # what the CLI turns into its exit code
+# What the CLI turns into its exit code; "stopped": the service closed mid-request (the
+# client then reads the file itself).
+Status = Literal["ok", "input", "model", "failed", "stopped"]
 MAX_MESSAGE_BYTES = 1 << 20  # a request is a path and a format name
 _UNIX_PATH_LIMIT = 100  # sun_path holds 104-108 bytes depending on the system
 
@@ -54,7 +56,8 @@ class OcrReply:
     seconds: float = 0.0  # spent by the service on this request
 
 
-Handler = Callable[[OcrRequest], OcrReply]
+# Reads one request; the event is set when the service is stopping (a long PDF may end early).
+Handler = Callable[[OcrRequest, threading.Event], OcrReply]
 
 
 @dataclass(frozen=True)
@@ -94,10 +97,10 @@ def ask_service(request: OcrRequest, endpoint: Endpoint | None = None) -> OcrRep
     with connection:
         try:
             connection.send_bytes(json.dumps({"op": "ocr", **asdict(request)}).encode())
-            reply = json.loads(connection.recv_bytes(MAX_MESSAGE_BYTES * 64))
-            return OcrReply(**reply)
+            reply = OcrReply(**json.loads(connection.recv_bytes(MAX_MESSAGE_BYTES * 64)))
         except (OSError, EOFError, ValueError, TypeError):
             return None  # the service went away mid-request: the caller reads it itself
+    return None if reply.status == "stopped" else reply
 
 
 def ping(endpoint: Endpoint | None = None) -> int | None:
@@ -154,11 +157,16 @@ class OcrService:
         except OSError as exc:
             self._remove_key()
             raise ServiceError(f"The OCR service could not start: {exc}") from exc
-        self._thread = threading.Thread(target=self._serve, name="desklens-ocr-service")
+        # A daemon: an owner that never calls stop() must still be able to exit (the socket
+        # it leaves behind is then refused, and replaced by the next service).
+        self._thread = threading.Thread(
+            target=self._serve, name="desklens-ocr-service", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
-        """Finishes the request in progress, then closes; safe to call twice."""
+        """Asks the request in progress to end (its client then reads the file itself), waits
+        for it, then closes; safe to call twice."""
         if self._thread is None:
             return
         self._stopping.set()
@@ -199,11 +207,13 @@ class OcrService:
             return  # not one of our clients, or it hung up
         started = time.perf_counter()
         try:
-            reply = self._handler(request)
+            reply = self._handler(request, self._stopping)
         except Exception as exc:  # the service must outlive any one request
             from desktop.core.errors import describe
 
             reply = OcrReply("failed", error=f"Could not read {request.path}: {describe(exc)}")
+        if self._stopping.is_set():
+            reply = OcrReply("stopped")  # possibly cut short: not an answer to print
         reply = OcrReply(reply.status, reply.output, reply.error, time.perf_counter() - started)
         self.last_request_at = time.monotonic()
         try:
