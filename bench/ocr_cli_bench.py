@@ -71,7 +71,7 @@ def desklens(*args: str, env: dict[str, str]) -> tuple[float, str]:
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "desktop", *args],
-        capture_output=True, text=True, env=env, cwd=ROOT, check=True,
+        capture_output=True, encoding="utf-8", env=env, cwd=ROOT, check=True,
     )  # fmt: skip
     return time.perf_counter() - started, done.stdout
 
@@ -83,7 +83,7 @@ class Service:
         self.log: list[str] = []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "desktop", "serve"],
-            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+            stderr=subprocess.PIPE, encoding="utf-8", env=env, cwd=ROOT,
         )  # fmt: skip
         threading.Thread(target=self._collect, daemon=True).start()
         while not any("ready" in line for line in self.log):

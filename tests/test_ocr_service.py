@@ -199,15 +199,18 @@ def _render(path: Path) -> None:
 def _desklens(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "desktop", *args],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300,
+        capture_output=True, encoding="utf-8", env=env, cwd=ROOT, timeout=300,
     )  # fmt: skip
 
 
 def _start_serve(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[str], list[str]]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "desktop", "serve", "--threads", "2", *extra],
-        stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
-    )  # fmt: skip
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+        env=env,
+        cwd=ROOT,
+    )  # fmt: skip  (explicit encoding: another test's library may have set an ASCII locale)
     log: list[str] = []
 
     def collect() -> None:
@@ -217,10 +220,14 @@ def _start_serve(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[str
 
     threading.Thread(target=collect, daemon=True).start()
     deadline = time.monotonic() + 240
-    while not any("ready" in line for line in log):
-        assert proc.poll() is None, "".join(log)
-        assert time.monotonic() < deadline, "".join(log)
-        time.sleep(0.1)
+    try:
+        while not any("ready" in line for line in log):
+            assert proc.poll() is None, "".join(log)
+            assert time.monotonic() < deadline, "".join(log)
+            time.sleep(0.1)
+    except BaseException:
+        proc.kill()  # never leave a service behind
+        raise
     return proc, log
 
 

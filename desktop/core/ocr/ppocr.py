@@ -71,6 +71,9 @@ class PpOcr:
         core = ov.Core()
         if cache_dir is not None and _writable(cache_dir):
             core.set_property({"CACHE_DIR": str(cache_dir)})
+        # One after the other, never side by side: OpenVINO's import from CACHE_DIR sets the
+        # process locale to "C" and back, so two at once left LC_CTYPE at "C" in 7 of 10
+        # tries (Python then decodes pipes and files as ASCII).
         self._det = _compile(core, files.det, config)
         self._cls = _compile(core, files.cls, config) if use_angle_classifier else None
         # Lines are independent: one single-threaded stream per core reads them in parallel,
