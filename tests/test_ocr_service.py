@@ -15,6 +15,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,13 +47,21 @@ def echo(request: OcrRequest, stopping: threading.Event) -> OcrReply:
     return OcrReply("ok", output=f"{request.format}:{request.path}")
 
 
+@contextmanager
+def serving(handler=echo, **options) -> Iterator[OcrService]:
+    answering = OcrService(handler, **options)
+    answering.start()
+    try:
+        yield answering
+    finally:
+        answering.stop()
+
+
 @pytest.fixture
 def running(data_dir: Path):
     served: list[OcrRequest] = []
-    answering = OcrService(echo, on_request=lambda request, reply: served.append(request))
-    answering.start()
-    yield answering, served
-    answering.stop()
+    with serving(on_request=lambda request, reply: served.append(request)) as answering:
+        yield answering, served
 
 
 # --- protocol ---------------------------------------------------------------------------------
@@ -118,15 +128,11 @@ def test_a_failing_handler_becomes_a_failed_reply(data_dir: Path) -> None:
     def broken(request: OcrRequest, stopping: threading.Event) -> OcrReply:
         raise RuntimeError("Exception from src/core.cpp:1\nthe model exploded")
 
-    answering = OcrService(broken)
-    answering.start()
-    try:
+    with serving(broken):
         reply = ask_service(OcrRequest("/boom.png"))
         assert reply is not None and reply.status == "failed"
         assert reply.error == "Could not read /boom.png: the model exploded"
         assert ask_service(OcrRequest("/again.png")) is not None  # still serving
-    finally:
-        answering.stop()
 
 
 def test_a_stale_socket_from_a_killed_service_is_ignored_then_replaced(data_dir: Path) -> None:
@@ -137,12 +143,8 @@ def test_a_stale_socket_from_a_killed_service_is_ignored_then_replaced(data_dir:
     stale.close()
     endpoint.key_file.write_bytes(b"k" * 32)
     assert ask_service(OcrRequest("/x.png")) is None
-    answering = OcrService(echo)
-    answering.start()
-    try:
+    with serving():
         assert ask_service(OcrRequest("/x.png")) is not None
-    finally:
-        answering.stop()
 
 
 def test_stop_cuts_the_request_in_progress_short_and_waits_for_it(data_dir: Path) -> None:
@@ -175,12 +177,8 @@ def test_a_deep_data_folder_gets_a_short_socket_path(
     endpoint = default_endpoint()
     assert len(os.fsencode(endpoint.address)) <= service._UNIX_PATH_LIMIT
     assert endpoint.key_file.parent == deep / "run"
-    answering = OcrService(echo)
-    answering.start()
-    try:
+    with serving():
         assert ask_service(OcrRequest("/deep.png")) is not None
-    finally:
-        answering.stop()
 
 
 # --- the commands, end to end -----------------------------------------------------------------

@@ -35,6 +35,7 @@ from desktop.core.paths import user_data_dir
 # client then reads the file itself).
 Status = Literal["ok", "input", "model", "failed", "stopped"]
 MAX_MESSAGE_BYTES = 1 << 20  # a request is a path and a format name
+MAX_REPLY_BYTES = 64 << 20  # the text of a long PDF
 _UNIX_PATH_LIMIT = 100  # sun_path holds 104-108 bytes depending on the system
 
 
@@ -88,23 +89,23 @@ def ask_service(request: OcrRequest, endpoint: Endpoint | None = None) -> OcrRep
 
     Without a service this costs two failed file lookups: no socket is even created.
     """
-    endpoint = endpoint or default_endpoint()
-    if not endpoint.is_pipe and not os.path.exists(endpoint.address):
-        return None
-    connection = _connect(endpoint)
-    if connection is None:
-        return None
-    with connection:
-        try:
-            connection.send_bytes(json.dumps({"op": "ocr", **asdict(request)}).encode())
-            reply = OcrReply(**json.loads(connection.recv_bytes(MAX_MESSAGE_BYTES * 64)))
-        except (OSError, EOFError, ValueError, TypeError):
-            return None  # the service went away mid-request: the caller reads it itself
-    return None if reply.status == "stopped" else reply
+    reply = _exchange({"op": "ocr", **asdict(request)}, endpoint)
+    try:
+        answer = OcrReply(**reply) if reply is not None else None
+    except TypeError:
+        return None  # another DeskLens version's service: read in-process
+    return None if answer is None or answer.status == "stopped" else answer
 
 
 def ping(endpoint: Endpoint | None = None) -> int | None:
     """The process id of the service listening there, or None."""
+    reply = _exchange({"op": "ping"}, endpoint)
+    pid = reply.get("pid") if reply is not None else None
+    return pid if isinstance(pid, int) else None
+
+
+def _exchange(message: dict, endpoint: Endpoint | None) -> dict | None:
+    """One JSON message out, one JSON object back; None when no service answers."""
     endpoint = endpoint or default_endpoint()
     if not endpoint.is_pipe and not os.path.exists(endpoint.address):
         return None
@@ -113,10 +114,11 @@ def ping(endpoint: Endpoint | None = None) -> int | None:
         return None
     with connection:
         try:
-            connection.send_bytes(b'{"op": "ping"}')
-            return int(json.loads(connection.recv_bytes(MAX_MESSAGE_BYTES))["pid"])
-        except (OSError, EOFError, ValueError, TypeError, KeyError):
-            return None
+            connection.send_bytes(json.dumps(message).encode())
+            reply = json.loads(connection.recv_bytes(MAX_REPLY_BYTES))
+        except (OSError, EOFError, ValueError):
+            return None  # the service went away mid-request: the caller reads it itself
+    return reply if isinstance(reply, dict) else None
 
 
 class OcrService:
