@@ -23,6 +23,15 @@ def colour_png(tmp_path, name: str, colour: tuple[int, int, int]):
     return save_png(Image.new("RGB", (64, 48), colour), tmp_path / name)
 
 
+def test_files_given_at_launch_are_attached(qtbot, launch, tmp_path):
+    """`desklens shot.png` / the file manager's "Open with DeskLens" (Exec=desklens %F)."""
+    picture = colour_png(tmp_path, "opened.png", (20, 120, 30))
+    window = launch(files=[picture, tmp_path / "gone.png"])
+    qtbot.waitUntil(lambda: len(window.composer.chips()) == 1, timeout=SIGNAL_TIMEOUT_MS)
+    assert window.composer.chips()[0].ref.name == "opened.png"
+    qtbot.waitUntil(lambda: "gone.png" in window.notice.text(), timeout=SIGNAL_TIMEOUT_MS)
+
+
 def test_drop_attaches_images_and_refuses_a_text_file_by_name(qtbot, launch, tmp_path):
     window = launch()
     picture = colour_png(tmp_path, "receipt.png", (200, 30, 30))

@@ -185,20 +185,29 @@ def test_importing_the_gui_does_not_load_the_engine_or_ocr():
     assert out.stdout.strip() == "[]"
 
 
-def test_cli_gui_subcommand_and_default(monkeypatch):
+def test_cli_gui_subcommand_default_and_files_to_open(monkeypatch, tmp_path):
     import desktop.gui.app as gui_app
     from desktop.cli import main
 
     calls = []
     monkeypatch.setattr(
-        gui_app, "run", lambda data_dir, model_dir: calls.append((data_dir, model_dir)) or 0
+        gui_app,
+        "run",
+        lambda data_dir, model_dir, files: calls.append((data_dir, model_dir, files)) or 0,
     )
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(b"")
     assert main(["gui", "--model", "/m", "--data-dir", "/d"]) == 0
     assert main([]) == 0
-    assert [(str(d) if d else d, str(m) if m else m) for d, m in calls] == [
-        ("/d", "/m"),
-        (None, None),
+    assert main([str(shot), str(tmp_path / "scan.pdf")]) == 0  # "Open with DeskLens"
+    assert [(str(d) if d else d, str(m) if m else m, f) for d, m, f in calls] == [
+        ("/d", "/m", []),
+        (None, None, []),
+        (None, None, [shot, tmp_path / "scan.pdf"]),
     ]
+    with pytest.raises(SystemExit) as usage:  # neither a command nor a file: a usage error
+        main(["no-such-command"])
+    assert usage.value.code == 2 and len(calls) == 3
 
 
 def test_long_unbroken_words_get_break_points_but_links_stay_intact(qapp):

@@ -101,15 +101,17 @@ def isolated_env(monkeypatch, tmp_path):
 
 @pytest.fixture
 def launch(qtbot, isolated_env):
-    """launch(data_dir=None, model_dir=None, wait_model=True) -> MainWindow. Every window is
-    closed at the end of the test, and its worker threads must have finished."""
+    """launch(data_dir=None, model_dir=None, wait_model=True, files=()) -> MainWindow. Every
+    window is closed at the end of the test, and its worker threads must have finished."""
     from desktop.gui.app import create_app
 
     windows = []
 
-    def start(data_dir: Path | None = None, model_dir: Path | None = None, wait_model=True):
+    def start(
+        data_dir: Path | None = None, model_dir: Path | None = None, wait_model=True, files=()
+    ):
         folder = data_dir or isolated_env / "data"
-        _app, window = create_app(data_dir=folder, model_dir=model_dir)
+        _app, window = create_app(data_dir=folder, model_dir=model_dir, files=files)
         windows.append(window)
         if model_dir is not None and wait_model:
             qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)

@@ -145,7 +145,7 @@ def test_linux_install_script_adds_and_removes_the_menu_entry(tmp_path):
     )
     assert "added" in run.stdout
     entry = desktop_entry(home / ".local/share/applications/desklens.desktop")
-    assert entry["Exec"] == f'"{bundle / layout.EXE_NAME}"'
+    assert entry["Exec"] == f'"{bundle / layout.EXE_NAME}" %F'
     assert entry["TryExec"] == str(bundle / layout.EXE_NAME)
     assert entry["Type"] == "Application" and entry["Name"] == APP_NAME
     icon = home / ".local/share/icons/hicolor/256x256/apps" / layout.ICON_NAME

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return self_test([a for a in argv if a != "--self-test"])
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]
+    elif argv[0] not in SUBCOMMANDS and os.path.exists(argv[0]):
+        argv = ["gui", *argv]  # `desklens shot.png`: open the app with it attached
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:

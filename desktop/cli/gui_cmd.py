@@ -1,4 +1,5 @@
-"""`desklens gui` (also `desklens` alone): the desktop app."""
+"""`desklens gui [FILE...]` (also `desklens` alone, or `desklens FILE...`): the desktop app,
+with the given images or PDFs attached (a file manager's "Open with DeskLens")."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from pathlib import Path
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "gui", help="start the desktop app (the default)", description="Start the desktop app."
+    )
+    parser.add_argument(
+        "files", nargs="*", type=Path, metavar="FILE", help="images or PDFs to attach"
     )
     parser.add_argument("--model", type=Path, metavar="DIR", help="converted model folder to load")
     parser.add_argument(
@@ -24,4 +28,4 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from desktop.gui.app import run as run_gui  # Qt is imported only when the GUI starts
 
-    return run_gui(data_dir=args.data_dir, model_dir=args.model)
+    return run_gui(data_dir=args.data_dir, model_dir=args.model, files=args.files)

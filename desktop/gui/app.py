@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -16,6 +17,7 @@ from desktop import APP_NAME, __version__
 from desktop.core import paths
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.gui.icons import app_icon
+from desktop.gui.intake import IntakeRequest
 from desktop.gui.main_window import MainWindow
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.theme import apply_theme
@@ -53,10 +55,12 @@ def create_app(
     data_dir: str | os.PathLike | None = None,
     model_dir: str | os.PathLike | None = None,
     settings: AppSettings | None = None,
+    files: Sequence[str | os.PathLike] = (),
 ) -> tuple[QApplication, MainWindow]:
     """Builds the application and shows the main window; the model starts loading in the
-    background. `settings` replaces the stored preferences for this run (and is saved).
-    Raises `HistoryError` when the history folder cannot be opened."""
+    background. `settings` replaces the stored preferences for this run (and is saved);
+    `files` are attached as if dropped. Raises `HistoryError` when the history folder cannot
+    be opened."""
     app = _application()
     folder = data_dir_for(data_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -74,16 +78,20 @@ def create_app(
     if store.notice:
         window.notice.show_message(store.notice, error=True)
     window.start_background_work()
+    if files:
+        window.intake.submit(IntakeRequest(paths=[Path(name) for name in files]))
     return app, window
 
 
 def run(
-    data_dir: str | os.PathLike | None = None, model_dir: str | os.PathLike | None = None
+    data_dir: str | os.PathLike | None = None,
+    model_dir: str | os.PathLike | None = None,
+    files: Sequence[str | os.PathLike] = (),
 ) -> int:
     """Starts the GUI and returns its exit code."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        app, window = create_app(data_dir, model_dir)
+        app, window = create_app(data_dir, model_dir, files=files)
     except HistoryError as exc:
         _application()
         QMessageBox.critical(None, APP_NAME, str(exc))

@@ -18,8 +18,9 @@ fi
 
 mkdir -p "$apps" "$icons" "$bin"
 cp "$here/desklens.png" "$icons/desklens.png"
-# Exec quotes the path (it may contain spaces); TryExec takes it unquoted.
-sed -e "s|^Exec=.*|Exec=\"$here/desklens\"|" -e "s|^TryExec=.*|TryExec=$here/desklens|" \
+# Exec quotes the path (it may contain spaces) and keeps %F (files from "Open with");
+# TryExec takes it unquoted.
+sed -e "s|^Exec=.*|Exec=\"$here/desklens\" %F|" -e "s|^TryExec=.*|TryExec=$here/desklens|" \
   "$here/desklens.desktop" > "$apps/desklens.desktop"
 ln -sf "$here/desklens" "$bin/desklens"
 if command -v update-desktop-database >/dev/null 2>&1; then
