@@ -68,6 +68,14 @@ def test_iss_includes_version_iss_and_names_nothing_itself():
     assert __version__ not in text and "desklens.exe" not in text.lower()
 
 
+def test_iss_offers_open_with_for_every_file_type_the_app_reads():
+    from desktop.core.file_types import IMAGE_EXTENSIONS, PDF_EXTENSION
+
+    offered = re.findall(r'SupportedTypes"; .*ValueName: "([^"]+)"', ISS.read_text())
+    assert sorted(offered) == sorted(IMAGE_EXTENSIONS | {PDF_EXTENSION})
+    assert '"""{app}\\{#AppExeName}"" ""%1"""' in ISS.read_text()
+
+
 def test_iss_paths_exist_in_the_windows_bundle_layout(tmp_path):
     """The layout the spec produces on Windows, from the names the spec builds it with."""
     spec = SPEC.read_text(encoding="utf-8")
