@@ -53,10 +53,10 @@ def test_extract_text_on_an_attached_image_shows_its_text(qtbot, launch, tmp_pat
     assert [image.name for image in stored.images] == ["bill.png"]
 
 
-def test_the_open_app_answers_desklens_ocr_with_its_warm_engine(
+def test_the_open_app_answers_desklens_ocr_and_takes_files_from_the_command_line(
     qtbot, launch, tmp_path, monkeypatch
 ):
-    from desktop.core.ocr.service import OcrRequest, ask_service, ping
+    from desktop.core.ocr.service import OcrRequest, ask_service, hand_to_open_app, ping
 
     monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "user"))  # its own socket
     window = launch()
@@ -65,6 +65,9 @@ def test_the_open_app_answers_desklens_ocr_with_its_warm_engine(
     reply = ask_service(OcrRequest(str(shot), "md"))
     assert reply is not None and reply.status == "ok" and "Invoice 8812 paid" in reply.output
     assert window.sidebar.list.count() == 0  # a terminal's request is not a chat of the app
+    assert hand_to_open_app([shot])  # `desklens invoice.png` while the app is open
+    qtbot.waitUntil(lambda: len(window.composer.chips()) == 1, timeout=SIGNAL_TIMEOUT_MS)
+    assert window.composer.chips()[0].ref.name == "invoice.png"
     window.close()
     assert ping() is None and ask_service(OcrRequest(str(shot))) is None
 

@@ -195,6 +195,7 @@ def test_cli_gui_subcommand_default_and_files_to_open(monkeypatch, tmp_path):
         "run",
         lambda data_dir, model_dir, files: calls.append((data_dir, model_dir, files)) or 0,
     )
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "data"))  # no open app answers
     shot = tmp_path / "shot.png"
     shot.write_bytes(b"")
     assert main(["gui", "--model", "/m", "--data-dir", "/d"]) == 0

@@ -30,6 +30,7 @@ from desktop.core.ocr.service import (
     ServiceError,
     ask_service,
     default_endpoint,
+    hand_to_open_app,
     ping,
 )
 
@@ -179,6 +180,27 @@ def test_a_deep_data_folder_gets_a_short_socket_path(
     assert endpoint.key_file.parent == deep / "run"
     with serving():
         assert ask_service(OcrRequest("/deep.png")) is not None
+
+
+def test_files_are_handed_to_the_open_app_only(data_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    import desktop.gui.app as gui_app
+    from desktop.cli import main
+
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(b"")
+    started: list[object] = []
+    monkeypatch.setattr(gui_app, "run", lambda **options: started.append(options) or 0)
+    assert not hand_to_open_app([shot])  # nothing runs
+    with serving():  # `desklens serve` reads, but has no window to attach to
+        assert not hand_to_open_app([shot])
+    handed: list[list[str]] = []
+    with serving(on_open=handed.append):  # the open app
+        monkeypatch.chdir(tmp_path)
+        assert hand_to_open_app(["shot.png"])
+        assert main([str(shot)]) == 0  # `desklens shot.png`: no second window
+        assert main(["gui", "--data-dir", str(tmp_path / "other"), str(shot)]) == 0
+    assert handed == [[str(shot)], [str(shot)]]  # absolute: the app runs elsewhere
+    assert len(started) == 1  # only the explicitly separate instance started
 
 
 # --- the commands, end to end -----------------------------------------------------------------

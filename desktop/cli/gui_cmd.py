@@ -26,6 +26,13 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # One window: when DeskLens is already open (same data folder), it takes the files and
+    # comes to the front, instead of a second app loading a second model.
+    if args.data_dir is None and args.model is None:
+        from desktop.core.ocr.service import hand_to_open_app
+
+        if hand_to_open_app(args.files):
+            return 0
     from desktop.gui.app import run as run_gui  # Qt is imported only when the GUI starts
 
     return run_gui(data_dir=args.data_dir, model_dir=args.model, files=args.files)

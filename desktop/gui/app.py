@@ -17,7 +17,6 @@ from desktop import APP_NAME, __version__
 from desktop.core import paths
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.gui.icons import app_icon
-from desktop.gui.intake import IntakeRequest
 from desktop.gui.main_window import MainWindow
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.theme import apply_theme
@@ -79,7 +78,7 @@ def create_app(
         window.notice.show_message(store.notice, error=True)
     window.start_background_work()
     if files:
-        window.intake.submit(IntakeRequest(paths=[Path(name) for name in files]))
+        window.open_files(list(files))
     return app, window
 
 

@@ -32,7 +32,7 @@ from desktop.gui.history_view import message_widgets
 from desktop.gui.icons import app_icon, line_icon
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.image_viewer import ImageViewer
-from desktop.gui.intake import Intake, IntakeResult, request_from_mime
+from desktop.gui.intake import Intake, IntakeRequest, IntakeResult, request_from_mime
 from desktop.gui.messages import (
     ChatActions,
 )
@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         engine.devices.connect(self._on_devices)
         self.intake.loaded.connect(self._on_intake)
         self.drop.dropped.connect(self.intake.submit)
+        self.ocr.worker.open_requested.connect(self.open_files)
         self.composer.attach_requested.connect(self.attach_files)
         self.composer.mime_pasted.connect(self.paste_mime)
         self.composer.view_requested.connect(self.view_image)
@@ -303,6 +304,16 @@ class MainWindow(QMainWindow):
     @Slot()
     def attach_files(self) -> None:
         self.intake.submit(choose_files(self))
+
+    @Slot(list)
+    def open_files(self, paths: list) -> None:
+        """Files from the command line or "Open with": attached as if dropped, and the
+        window comes to the front (when another `desklens FILE` handed them over)."""
+        self.intake.submit(IntakeRequest(paths=[Path(path) for path in paths]))
+        if self.isMinimized():
+            self.showNormal()
+        self.raise_()
+        self.activateWindow()
 
     @Slot(QMimeData)
     def paste_mime(self, mime: QMimeData) -> None:

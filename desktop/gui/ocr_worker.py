@@ -98,6 +98,7 @@ class OcrWorker(QObject):
     job_finished = Signal(object)  # OcrJob; job.cancelled says whether it ended early
     ready = Signal()  # models compiled
     failed = Signal(str)  # the OCR models could not be loaded at all
+    open_requested = Signal(list)  # file paths `desklens FILE` handed to this window
 
     def __init__(self, store: HistoryStore, threads: int | None = None) -> None:
         super().__init__()
@@ -121,7 +122,7 @@ class OcrWorker(QObject):
         from desktop.core.ocr.batch import read_one
         from desktop.core.ocr.service import OcrService, ServiceError
 
-        service = OcrService(partial(read_one, self._ocr()))
+        service = OcrService(partial(read_one, self._ocr()), on_open=self.open_requested.emit)
         try:
             service.start()
         except ServiceError as exc:  # `desklens serve` or another window answers already
@@ -161,13 +162,17 @@ class OcrWorker(QObject):
             logger.warning("OCR result not saved: %s", exc)
         return outcome
 
+    def stop_service(self) -> None:
+        """Stop answering the command line; a request in progress is cut short (its client
+        reads the file itself). Any thread; safe to call twice."""
+        service, self._service = self._service, None
+        if service is not None:
+            service.stop()
+
     def release(self) -> None:
-        """The thread has ended: stop answering the command line (a request in progress is
-        cut short; its client reads the file itself), then drop the OCR models; their
-        recognizer threads end with them."""
-        if self._service is not None:
-            self._service.stop()
-            self._service = None
+        """The thread has ended: stop the service (if the warm-up started it meanwhile),
+        then drop the OCR models; their recognizer threads end with them."""
+        self.stop_service()
         self._engine = None
 
     def _ocr(self) -> OcrEngine:
@@ -209,6 +214,7 @@ class OcrController(QObject):
             job.cancel.set()
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        self.worker.stop_service()  # before the worker goes: the service emits its signals
         self.cancel_all()
         return self._thread.shutdown(timeout_ms)
 

@@ -9,7 +9,9 @@ heavy (this module needs only the standard library).
 Only the same user gets in: on POSIX the socket lives in a 0700 folder, and every connection
 must also pass an HMAC challenge keyed by a random secret kept in a 0600 file beside it (a
 Windows named pipe has no folder to protect it). Messages are JSON; nothing is pickled.
-The service reads one file per request, in the order requests arrive.
+The service reads one file per request, in the order requests arrive. The open app's service
+also takes files to attach (`desklens shot.png` while DeskLens is open: one window, one model
+in memory).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from multiprocessing.connection import AuthenticationError, Client, Connection, Listener
 from pathlib import Path
@@ -97,6 +99,13 @@ def ask_service(request: OcrRequest, endpoint: Endpoint | None = None) -> OcrRep
     return None if answer is None or answer.status == "stopped" else answer
 
 
+def hand_to_open_app(paths: Sequence[str | os.PathLike], endpoint: Endpoint | None = None) -> bool:
+    """True when a running DeskLens window took the files (it attaches them and comes to the
+    front); False when none runs, or only `desklens serve`."""
+    reply = _exchange({"op": "open", "paths": [os.path.abspath(p) for p in paths]}, endpoint)
+    return reply is not None and reply.get("opened") is True
+
+
 def ping(endpoint: Endpoint | None = None) -> int | None:
     """The process id of the service listening there, or None."""
     reply = _exchange({"op": "ping"}, endpoint)
@@ -126,7 +135,8 @@ class OcrService:
 
     `start()` raises ServiceError when another service already answers at the endpoint;
     `stop()` ends the thread and removes the socket and key. `on_request` hears of each
-    answered request (for a log line).
+    answered request (for a log line); `on_open` takes files handed over by `desklens FILE`
+    (called on the service thread).
     """
 
     def __init__(
@@ -135,11 +145,13 @@ class OcrService:
         *,
         endpoint: Endpoint | None = None,
         on_request: Callable[[OcrRequest, OcrReply], None] | None = None,
+        on_open: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.endpoint = endpoint or default_endpoint()
         self.last_request_at = time.monotonic()
         self._handler = handler
         self._on_request = on_request
+        self._on_open = on_open
         self._listener: Listener | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -204,6 +216,9 @@ class OcrService:
             if message.get("op") == "ping":
                 connection.send_bytes(json.dumps({"pid": os.getpid()}).encode())
                 return
+            if message.get("op") == "open":
+                connection.send_bytes(json.dumps({"opened": self._open(message)}).encode())
+                return
             request = OcrRequest(path=str(message["path"]), format=str(message["format"]))
         except (OSError, EOFError, ValueError, KeyError, AttributeError, TypeError):
             return  # not one of our clients, or it hung up
@@ -224,6 +239,16 @@ class OcrService:
             return  # the client gave up waiting
         if self._on_request is not None:
             self._on_request(request, reply)
+
+    def _open(self, message: dict) -> bool:
+        paths = message.get("paths")
+        if self._on_open is None or not isinstance(paths, list):
+            return False
+        try:
+            self._on_open([str(path) for path in paths])
+        except Exception:  # e.g. the window is closing: the client starts its own
+            return False
+        return True
 
     def _write_key(self) -> bytes:
         """A fresh secret in a file only this user can read, replaced atomically."""
