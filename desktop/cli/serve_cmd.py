@@ -22,8 +22,9 @@ def register(subparsers) -> None:
         "serve",
         help="keep the OCR engine warm for fast `desklens ocr FILE`",
         description="Keep the OCR engine loaded and warm, so that `desklens ocr FILE` in "
-        "any terminal, script or hotkey prints the text without starting its own engine. "
-        "Runs in the foreground until Ctrl+C.",
+        "any terminal, script or hotkey prints the text without starting its own engine "
+        "(the open DeskLens window does the same while it runs). Runs in the foreground "
+        "until Ctrl+C.",
     )
     parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
     parser.add_argument(
