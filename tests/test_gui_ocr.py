@@ -7,7 +7,7 @@ import os
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton, QToolButton
+from PySide6.QtWidgets import QLabel, QPushButton, QToolButton
 from test_gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, text_image
 
 from desktop.core.history import HistoryStore
@@ -70,6 +70,28 @@ def test_the_open_app_answers_desklens_ocr_and_takes_files_from_the_command_line
     assert window.composer.chips()[0].ref.name == "invoice.png"
     window.close()
     assert ping() is None and ask_service(OcrRequest(str(shot))) is None
+
+
+def test_a_table_is_shown_as_a_table_and_copied_as_text(qtbot, launch, tmp_path):
+    from test_ocr import TABLE, ruled_table
+
+    from desktop.gui.markdown_view import MarkdownView
+
+    window = launch()
+    attach_files(qtbot, window, save_png(ruled_table(TABLE), tmp_path / "stock.png"))
+    chip = window.composer.chips()[0]
+    next(a for a in chip.actions() if a.text() == "Extract text").trigger()
+    qtbot.waitUntil(lambda: len(ocr_messages(window)) == 1, timeout=SIGNAL_TIMEOUT_MS)
+    message = ocr_messages(window)[0]
+    assert isinstance(message.label, MarkdownView)
+    [grid] = message.label.findChildren(QLabel)
+    assert "<table" in grid.text() and ">Keyboard<" in grid.text()
+    assert "Monitor\t3\t219.00" in message.text()  # Copy gives the tab-separated cells
+    window.close()
+    again = launch(data_dir=window.data_dir)  # rebuilt from the history: still a table
+    again.sidebar.select(again.sidebar.list.item(0).data(Qt.ItemDataRole.UserRole))
+    [stored] = ocr_messages(again)
+    assert isinstance(stored.label, MarkdownView)
 
 
 def test_extract_text_from_an_image_in_the_chat(qtbot, launch, tmp_path):

@@ -205,6 +205,9 @@ def test_ruled_table_becomes_markdown_table(engine: OcrEngine) -> None:
     assert table.csv().splitlines()[2] == "Monitor,3,219.00"
     # In plain text a table row is its cells separated by tabs (pastes into a spreadsheet).
     assert "Monitor\t3\t219.00" in result.text()
+    [as_json] = json.loads(result.to_json())["tables"]  # plain numbers, not numpy's
+    assert as_json["ruled"] and as_json["rows"][1] == TABLE[1]
+    assert as_json["box"] == list(table.box) and all(type(v) is int for v in as_json["box"])
 
 
 def test_aligned_columns_without_rules_become_a_table(engine: OcrEngine) -> None:

@@ -245,8 +245,11 @@ class OcrMessage(MessageWidget):
         titles.addStretch(1)
         header.addLayout(titles, 1)
         self.body.addLayout(header)
-        shown = result.text or "No text was found in this image."
-        self.label = text_label(shown)
+        if result.has_tables:
+            self.label: QLabel | MarkdownView = MarkdownView()
+            self.label.set_markdown(result.markdown)
+        else:
+            self.label = text_label(result.text or "No text was found in this image.")
         self.body.addWidget(self.label)
         save = flat_button("Save as…", "Save the text as .txt, .md or .json")
         save.clicked.connect(lambda: actions.save_text.emit(self.result))

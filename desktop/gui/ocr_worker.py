@@ -61,6 +61,13 @@ class OcrText:
             float(extra.get("seconds", 0.0)),
         )
 
+    @property
+    def has_tables(self) -> bool:
+        """Tables were found: the bubble shows the Markdown, whose tables render as grids
+        (their plain text is tab-separated cells, which a proportional font misaligns)."""
+        data = json.loads(self.json) if self.json else {}
+        return bool(data.get("tables")) if isinstance(data, dict) else False
+
     def stats(self) -> dict:
         return {
             "kind": _OCR_KIND,

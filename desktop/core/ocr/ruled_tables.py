@@ -79,6 +79,7 @@ def _rule_positions(profile: np.ndarray, span: int, offset: int) -> list[int]:
         if covered and run_start is None:
             run_start = index
         elif not covered and run_start is not None:
-            positions.append(offset + (run_start + index - 1) // 2)
+            # int(): OpenCV's stats are numpy int32, which JSON output cannot hold
+            positions.append(int(offset) + (run_start + index - 1) // 2)
             run_start = None
     return positions
