@@ -32,22 +32,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import ocr_bench  # bench/ is on sys.path
 from PIL import Image
+from results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import ocr_bench  # noqa: E402  (bench/ is on sys.path)
-from results import write_section  # noqa: E402
 
 HEADING = "## OCR from the command line: one-shot vs `desklens serve`"
 TARGET_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
-class Shot:
+class Row:
     label: str
-    image: Image.Image
+    size: str
+    lines: int
+    one_shot: float  # median seconds of `desklens ocr --no-service`
+    served: float  # median seconds of `desklens ocr` with `desklens serve` running
+    service_read: float  # median seconds the service itself logged
 
 
 def region(maker: Callable, box: tuple[int, int, int, int]) -> Callable:
@@ -140,7 +142,7 @@ def main() -> None:
             with Image.open(path) as image:
                 size = "x".join(map(str, image.size))
             rows.append(
-                (
+                Row(
                     label,
                     size,
                     len(texts.pop().splitlines()),
@@ -155,7 +157,7 @@ def main() -> None:
         write_section(HEADING, section)
 
 
-def report(rows: list[tuple], args: argparse.Namespace) -> str:
+def report(rows: list[Row], args: argparse.Namespace) -> str:
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores"
     lines = [
         HEADING,
@@ -171,21 +173,22 @@ def report(rows: list[tuple], args: argparse.Namespace) -> str:
         "| of which the service read | Speed-up |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
-    for label, size, count, cold, warm, inside in rows:
+    for row in rows:
         lines.append(
-            f"| {label} | {size} | {count} | {cold:.2f} s | **{warm:.2f} s** | {inside:.2f} s "
-            f"| {cold / warm:.1f}x |"
+            f"| {row.label} | {row.size} | {row.lines} | {row.one_shot:.2f} s "
+            f"| **{row.served:.2f} s** | {row.service_read:.2f} s "
+            f"| {row.one_shot / row.served:.1f}x |"
         )
-    cold = statistics.median(row[3] for row in rows)
-    warm = statistics.median(row[4] for row in rows)
-    under = sum(row[4] < TARGET_SECONDS for row in rows)
+    cold = statistics.median(row.one_shot for row in rows)
+    warm = statistics.median(row.served for row in rows)
+    under = sum(row.served < TARGET_SECONDS for row in rows)
     lines += [
         f"| **median** | | | {cold:.2f} s | **{warm:.2f} s** | | {cold / warm:.1f}x |",
         "",
         f"- Served: {under} of {len(rows)} screenshots under {TARGET_SECONDS:.0f} s; "
         f"client overhead (start, connect, print) "
-        f"{statistics.median(row[4] - row[5] for row in rows):.2f} s.",
-        f"- One-shot: {sum(row[3] < TARGET_SECONDS for row in rows)} of {len(rows)} under "
+        f"{statistics.median(row.served - row.service_read for row in rows):.2f} s.",
+        f"- One-shot: {sum(row.one_shot < TARGET_SECONDS for row in rows)} of {len(rows)} under "
         f"{TARGET_SECONDS:.0f} s.",
     ]
     return "\n".join(lines) + "\n"
