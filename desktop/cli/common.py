@@ -28,13 +28,25 @@ def fail(error: CliError) -> int:
     return error.exit_code
 
 
+def add_threads_option(parser) -> None:
+    """`--threads N` on a parser or argument group."""
+    parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+
+
+def threads_error(args: argparse.Namespace) -> CliError | None:
+    """The usage error for a --threads below 1 (the commands that check it), else None."""
+    if args.threads is not None and args.threads < 1:
+        return CliError("--threads must be 1 or more", exit_codes.USAGE)
+    return None
+
+
 def add_model_options(parser: argparse.ArgumentParser, *, threads: bool = True) -> None:
     """Model choice and device options; `threads=False` where the command has its own."""
     group = parser.add_argument_group("model")
     group.add_argument("--model", help="converted model folder or name (see `desklens models`)")
     group.add_argument("--device", default="CPU", help="OpenVINO device: CPU, GPU, NPU, AUTO")
     if threads:
-        group.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+        add_threads_option(group)
     group.add_argument(
         "--max-visual-tokens",
         type=int,

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from desktop.cli import exit_codes
-from desktop.cli.common import CliError, add_model_options, fail
+from desktop.cli.common import CliError, add_model_options, add_threads_option, fail, threads_error
 from desktop.core.file_types import is_image_or_pdf
 from desktop.core.ocr.export import FORMATS
 from desktop.core.ocr.service import OcrReply, OcrRequest, ask_service
@@ -46,7 +46,7 @@ def register(subparsers) -> None:
         metavar="FILE",
         help="write all inputs into one file (.txt/.md/.json)",
     )
-    parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+    add_threads_option(parser)
     parser.add_argument(
         "--refine",
         action="store_true",
@@ -62,8 +62,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.threads is not None and args.threads < 1:
-        return fail(CliError("--threads must be 1 or more", exit_codes.USAGE))
+    if (error := threads_error(args)) is not None:
+        return fail(error)
     if _servable(args):
         reply = ask_service(OcrRequest(str(Path(args.paths[0]).resolve()), args.format))
         if reply is not None:

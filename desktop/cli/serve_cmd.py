@@ -14,7 +14,7 @@ import time
 from functools import partial
 
 from desktop.cli import exit_codes
-from desktop.cli.common import CliError, fail
+from desktop.cli.common import CliError, add_threads_option, fail, threads_error
 
 
 def register(subparsers) -> None:
@@ -26,7 +26,7 @@ def register(subparsers) -> None:
         "(the open DeskLens window does the same while it runs). Runs in the foreground "
         "until Ctrl+C.",
     )
-    parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
+    add_threads_option(parser)
     parser.add_argument(
         "--idle-exit",
         type=float,
@@ -38,8 +38,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.threads is not None and args.threads < 1:
-        return fail(CliError("--threads must be 1 or more", exit_codes.USAGE))
+    if (error := threads_error(args)) is not None:
+        return fail(error)
     if args.idle_exit is not None and args.idle_exit <= 0:
         return fail(CliError("--idle-exit must be a positive number of minutes", exit_codes.USAGE))
     from desktop.core.ocr.batch import read_one

@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing.connection import AuthenticationError, Client, Connection, Listener
 from pathlib import Path
 from typing import Literal
@@ -231,7 +231,7 @@ class OcrService:
             reply = OcrReply("failed", error=f"Could not read {request.path}: {describe(exc)}")
         if self._stopping.is_set():
             reply = OcrReply("stopped")  # possibly cut short: not an answer to print
-        reply = OcrReply(reply.status, reply.output, reply.error, time.perf_counter() - started)
+        reply = replace(reply, seconds=time.perf_counter() - started)
         self.last_request_at = time.monotonic()
         try:
             connection.send_bytes(json.dumps(asdict(reply)).encode())
