@@ -429,6 +429,7 @@ class VLMEngine:
         filler = self.codec.special.im_end  # fed for rows already finished
         positions = np.asarray([seq.next_position for seq in sequences], np.int64)
         attention = batch.attention_mask
+        penalised = settings.repetition_penalty != 1.0  # else no row needs its history
         first_token_at = None
         while True:
             if self._stop.is_set():
@@ -438,7 +439,6 @@ class VLMEngine:
             for row in range(rows):
                 token = filler
                 if finish[row] is None:
-                    penalised = settings.repetition_penalty != 1.0
                     seen = sequences[row].ids + answer_ids[row] if penalised else ()
                     token = samplers[row].choose(logits[row], seen)
                     if token in eos:
