@@ -25,6 +25,7 @@ class GenerationSettings:
     seed: int | None = None
     json_schema: dict | None = None  # constrain the answer to JSON matching this schema
     ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
+    draft: bool = True  # greedy answers verify drafts from the prompt and hints (same output)
 
 
 @dataclass
@@ -41,6 +42,8 @@ class AnswerStats:
     images_encoded: int = 0
     images_cached: int = 0
     dropped_turns: int = 0
+    drafted_tokens: int = 0  # proposed by the drafter (prompt lookup) and verified
+    accepted_tokens: int = 0  # of those, what the model itself chose
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)

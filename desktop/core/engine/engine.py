@@ -20,12 +20,14 @@ import openvino as ov
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
 from desktop.core.engine.batch import BatchPrompt, pad_left
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
+from desktop.core.engine.decode import AnswerRow, decode_one, decode_rows, drafting_allowed
+from desktop.core.engine.drafting import PromptLookupDrafter
 from desktop.core.engine.encoder import VisionEncoder, drop_dense_attention_mask
 from desktop.core.engine.language import LanguageModel, keep_last_logits
+from desktop.core.engine.prompt import PromptBuilder
 from desktop.core.engine.residency import release_mapped_files
-from desktop.core.engine.sampling import Sampler
-from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
-from desktop.core.engine.tokens import StreamDecoder, TextCodec
+from desktop.core.engine.sequence import TokenSequence
+from desktop.core.engine.tokens import TextCodec
 from desktop.core.engine.vision import VisionSpec, visual_token_count
 from desktop.core.errors import describe
 from desktop.core.manifest import Manifest, ModelError, verify_model_dir
@@ -33,7 +35,10 @@ from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 # One visual token is 32x32 px. 1,280 tokens (~1.3 MP) keeps a 1280x720 screenshot at full
 # resolution and is the top of the range Qwen recommends for document reading; users can raise it.
 DEFAULT_MAX_VISUAL_TOKENS = 1280
-RETAIN_AFTER_OVERFLOW = 0.6  # share of the context kept when old turns must go
+# Prefill is fed in chunks of this many tokens, so that a cancelled preparation or a Stop waits
+# for one chunk at most. Measured on the 2B shape (bench/RESULTS.md): 256-token chunks cost the
+# same as one call for a 900-token prompt (~1.2 s of work per chunk on 2 cores).
+PREFILL_CHUNK_TOKENS = 256
 VISION_WEIGHTS = [f"openvino_vision_embeddings{part}_model.bin" for part in ("", "_pos", "_merger")]
 
 
@@ -44,6 +49,7 @@ class EngineConfig:
     max_visual_tokens: int = DEFAULT_MAX_VISUAL_TOKENS  # per image
     min_visual_tokens: int | None = None  # None: the model's own minimum (Qwen3-VL: 64)
     max_context_tokens: int = 16384
+    prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS
     image_cache_size: int = 32
     # None: the device default (bf16 on CPUs with AMX/AVX512-BF16); "f32" for exact results.
     inference_precision: str | None = None
@@ -70,6 +76,17 @@ class ModelInfo:
     device: str
     weight_format: str
     manifest: Manifest
+
+
+@dataclass
+class Preparation:
+    """What `VLMEngine.prepare` did: "ready" (the prefix is held), "cancelled" (part of it is)
+    or "error" (nothing kept; the question's own `ask` reports the problem again)."""
+
+    status: str
+    stats: AnswerStats = field(default_factory=AnswerStats)  # vision_s, prefill_s, input_tokens
+    held_tokens: int = 0  # positions the KV state holds afterwards
+    error: str | None = None
 
 
 def _compile(
@@ -103,10 +120,9 @@ class VLMEngine:
         vision_cfg, text_cfg = model_config["vision_config"], model_config["text_config"]
         self._hidden = int(text_cfg["hidden_size"])
         self.codec = TextCodec(core, folder)
-        self._embed = _compile(
+        embed_model = _compile(
             core, folder / "openvino_text_embeddings_model.xml", device, lm_props
         )
-        self._embed_request = self._embed.create_infer_request()
         self.language = LanguageModel(
             _compile(
                 core,
@@ -137,6 +153,7 @@ class VLMEngine:
         )
         if config.warm_up:
             self._settle(self.encoder.warm_up, folder, VISION_WEIGHTS)
+        self.prompts = PromptBuilder(self.codec, self.encoder, embed_model, config.max_context_tokens)
         self.info = ModelInfo(folder.name, folder, device, manifest.weight_format, manifest)
         self._kv_keys: list[object] = []  # key of every position the KV state holds
         # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
@@ -207,9 +224,12 @@ class VLMEngine:
         images: Sequence[ImageLike] = (),
         settings: GenerationSettings | None = None,
         on_text: Callable[[str], None] | None = None,
+        hints: Sequence[str] = (),
     ) -> Answer:
         """Answers `question` about `images` in `conversation`, streaming text to `on_text`.
 
+        `hints` are texts the answer is likely to copy (the fast OCR of the images): greedy
+        decoding drafts from them and from the prompt, which changes speed, never the answer.
         On success (or a stop after the first token) the turn is appended to the conversation;
         on error or a stop before the first token the conversation is left as it was.
         """
@@ -219,12 +239,47 @@ class VLMEngine:
         started = time.perf_counter()
         try:
             return self._ask(
-                conversation, question, list(images), settings, on_text, stats, started
+                conversation, question, list(images), settings, on_text, hints, stats, started
             )
         except Exception as exc:  # a failed request must never leave a half-updated state
             self.reset()
             stats.total_s = time.perf_counter() - started
             return Answer("", "error", stats, error=f"Generation failed: {describe(exc)}")
+
+    def prepare(
+        self,
+        conversation: Conversation,
+        images: Sequence[ImageLike] = (),
+        settings: GenerationSettings | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Preparation:
+        """Does the work of the next `ask` that does not depend on its question: encodes
+        `images` and feeds the KV state up to the end of the new user turn's images (with no
+        images: the conversation's history). A following `ask` with the same conversation and
+        images then feeds only the question. `cancel` (any thread) ends it between prefill
+        chunks; what was fed stays usable. The answer is the same with or without it.
+        """
+        settings = settings or GenerationSettings()
+        cancel = cancel or threading.Event()
+        stats = AnswerStats()
+        started = time.perf_counter()
+        try:
+            blocks = self.prompts.embed_images(images, stats)
+            if cancel.is_set():
+                return Preparation("cancelled", stats=stats, held_tokens=self.language.kv_length)
+            turns = conversation.turns
+            seq = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats).sequence
+            reuse = self._reuse(seq, len(seq))
+            t0 = time.perf_counter()
+            done = self._prefill(seq, reuse, cancel) is not None or reuse == len(seq)
+            stats.prefill_s = time.perf_counter() - t0
+        except Exception as exc:  # e.g. an image the encoder cannot take: nothing half-fed stays
+            self.reset()
+            return Preparation("error", stats=stats, error=f"Reading failed: {describe(exc)}")
+        stats.input_tokens = self.language.kv_length - reuse
+        stats.total_s = time.perf_counter() - started
+        status = "ready" if done else "cancelled"
+        return Preparation(status, stats=stats, held_tokens=self.language.kv_length)
 
     def ask_each(
         self,
@@ -256,159 +311,105 @@ class VLMEngine:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _embed_images(
-        self, images: Sequence[ImageLike], stats: AnswerStats, history: bool = False
-    ) -> list[ImageEmbedding]:
-        """Embeddings from the cache or the encoder; earlier turns' cache hits are not counted."""
-        blocks = []
-        t0 = time.perf_counter()
-        for item in images:
-            cached = self.encoder.cached(item.digest)
-            if cached is not None:
-                stats.images_cached += 0 if history else 1
-                blocks.append(cached)
-            else:
-                stats.images_encoded += 1
-                blocks.append(self.encoder.encode(item.image, item.digest))
-        stats.vision_s += time.perf_counter() - t0
-        return blocks
+    def _reuse(self, seq: TokenSequence, most: int) -> int:
+        """Keeps the longest prefix of `seq` (at most `most` positions) that the KV state holds
+        and cuts what follows it; returns its length."""
+        reuse = min(seq.common_prefix(self._kv_keys), most, self.language.kv_length)
+        self.language.truncate(reuse)
+        self._kv_keys = list(seq.keys[:reuse])
+        return reuse
 
-    def _build_sequence(
-        self, turns: Sequence[Turn], question: str, new_blocks: list[ImageEmbedding], stats
-    ) -> TokenSequence:
-        seq = TokenSequence(self.codec.special, self.codec.encode)
-        for turn in turns:
-            seq.add_user_turn(turn.question, self._embed_images(turn.images, stats, history=True))
-            seq.add_answer(turn.answer_ids)
-        seq.add_user_turn(question, new_blocks)
-        return seq
-
-    def _fit_context(
-        self, conversation: Conversation, question: str, blocks, settings, stats
-    ) -> TokenSequence:
-        """Drops the oldest turns when prompt + answer budget would overflow the context.
-
-        Dropping turns changes the start of the prompt, so the whole rest must be prefilled
-        again; it drops down to RETAIN_AFTER_OVERFLOW of the window so that this happens once
-        every several turns, not on every turn.
-        """
-        limit = self.config.max_context_tokens
-        turns = list(conversation.turns)
-        seq = self._build_sequence(turns, question, blocks, stats)
-        if len(seq) + settings.max_new_tokens > limit:
-            target = min(limit * RETAIN_AFTER_OVERFLOW, limit - settings.max_new_tokens)
-            while turns and len(seq) > target:
-                turns.pop(0)
-                stats.dropped_turns += 1
-                seq = self._build_sequence(turns, question, blocks, stats)
-        if len(seq) + 1 > limit:
-            raise ValueError(
-                f"this question and its images need {len(seq)} tokens, more than the "
-                f"{limit}-token context; attach fewer images or lower the image detail"
-            )
-        if stats.dropped_turns:
-            del conversation.turns[: stats.dropped_turns]
-            conversation.notes.append(
-                f"The {stats.dropped_turns} oldest turn(s) were dropped to fit the context window."
-            )
-        return seq
-
-    def _embed_chunk(self, seq: TokenSequence, start: int, stop: int):
-        ids = np.asarray([seq.ids[start:stop]], dtype=np.int64)
-        self._embed_request.infer({0: ids})
-        embeds = np.array(self._embed_request.get_output_tensor(0).data[0], copy=True)
-        mask, rows, deepstack = seq.visual_rows(start, stop)
-        for offset, block_rows in rows:
-            embeds[offset : offset + block_rows.shape[0]] = block_rows
-        stack = np.concatenate(deepstack, axis=1) if deepstack else None
-        return embeds, mask, stack
-
-    def _embed_token(self, token: int) -> np.ndarray:
-        self._embed_request.infer({0: np.asarray([[token]], dtype=np.int64)})
-        return self._embed_request.get_output_tensor(0).data[0]
+    def _prefill(self, seq: TokenSequence, start: int, cancel: threading.Event):
+        """Feeds seq[start:] chunk by chunk; the last chunk's logits, or None when `cancel` was
+        set before the end (the fed chunks stay in the state, recorded in _kv_keys)."""
+        chunk = max(1, self.config.prefill_chunk_tokens)
+        logits = None
+        for lo in range(start, len(seq), chunk):
+            if cancel.is_set():
+                return None
+            hi = min(lo + chunk, len(seq))
+            embeds, mask, deepstack = self.prompts.embed_chunk(seq, lo, hi)
+            logits = self.language.feed(embeds, seq.position_array(lo, hi), mask, deepstack)
+            self._kv_keys.extend(seq.keys[lo:hi])
+        return logits
 
     def _json_matcher(self, schema: dict, vocab_size: int) -> JsonMatcher:
         if self._json is None:
             self._json = JsonConstraint(self._folder, self.codec.special.im_end, vocab_size)
         return self._json.matcher(schema)
 
-    def _ask(self, conversation, question, images, settings, on_text, stats, started) -> Answer:
-        blocks = self._embed_images(images, stats)
-        stats.visual_tokens = sum(b.tokens for b in blocks)
-        seq = self._fit_context(conversation, question, blocks, settings, stats)
+    def _drafter(
+        self, seq: TokenSequence, hints: Sequence[str], settings: GenerationSettings
+    ) -> PromptLookupDrafter | None:
+        if not (settings.draft and drafting_allowed(settings)):
+            return None
+        special = self.codec.special
+        ignore = frozenset({special.image_pad, special.vision_start, special.vision_end})
+        drafter = PromptLookupDrafter([self.codec.encode(h) for h in hints if h], ignore=ignore)
+        drafter.start(seq.ids)
+        return drafter
 
+    def _ask(
+        self, conversation, question, images, settings, on_text, hints, stats, started
+    ) -> Answer:
+        blocks = self.prompts.embed_images(images, stats)
+        stats.visual_tokens = sum(b.tokens for b in blocks)
+        fitted = self.prompts.fit(
+            conversation.turns, question, blocks, settings.max_new_tokens, stats
+        )
+        if fitted.dropped_turns:
+            stats.dropped_turns = fitted.dropped_turns
+            del conversation.turns[: fitted.dropped_turns]
+            conversation.notes.append(
+                f"The {fitted.dropped_turns} oldest turn(s) were dropped to fit the context window."
+            )
+        seq = fitted.sequence
         # Reuse the KV state for the longest prefix it already holds; feed only the rest.
-        reuse = min(seq.common_prefix(self._kv_keys), len(seq) - 1, self.language.kv_length)
-        if reuse < self.language.kv_length:
-            self.language.truncate(reuse)
-        self._kv_keys = list(seq.keys[:reuse])
+        reuse = self._reuse(seq, len(seq) - 1)
         t0 = time.perf_counter()
-        embeds, mask, deepstack = self._embed_chunk(seq, reuse, len(seq))
-        logits = self.language.feed(embeds, seq.position_array(reuse, len(seq)), mask, deepstack)
-        self._kv_keys = list(seq.keys)
-        self.last_sequence, self.last_prefill_logits = seq, logits
+        logits = self._prefill(seq, reuse, self._stop)
         stats.prefill_s = time.perf_counter() - t0
         stats.input_tokens = len(seq) - reuse
+        if logits is None:  # stopped before the first token: the history stays as it was
+            self._close_stats(stats, 0, started, None, time.perf_counter())
+            return Answer("", "stopped", stats)
+        self.last_sequence, self.last_prefill_logits = seq, logits
 
-        sampler = Sampler(settings)
         matcher = (
             self._json_matcher(settings.json_schema, logits.shape[0])
             if settings.json_schema
             else None
         )
-        decoder = StreamDecoder(self.codec)
-        answer_ids: list[int] = []
-        finish = "length"
-        first_token_at = None
-        position = seq.next_position
-        eos = frozenset() if settings.ignore_eos else self.codec.special.eos
-        while len(answer_ids) < settings.max_new_tokens:
-            if self._stop.is_set():
-                finish = "stopped"
-                break
-            allowed = matcher.allowed() if matcher is not None else None
-            seen = seq.ids + answer_ids if settings.repetition_penalty != 1.0 else ()
-            token = sampler.choose(logits, seen, allowed)
-            if token in eos:
-                finish = "eos"
-                break
-            if matcher is not None:
-                matcher.advance(token)
-            answer_ids.append(token)
-            chunk = decoder.push(token)
-            if first_token_at is None:
-                first_token_at = time.perf_counter()
-            if chunk and on_text is not None:
-                on_text(chunk)
-            if len(answer_ids) >= settings.max_new_tokens or self._stop.is_set():
-                finish = "stopped" if self._stop.is_set() else "length"
-                break
-            logits = self.language.feed(
-                self._embed_token(token)[None], np.full((3, 1), position, dtype=np.int64)
-            )
-            self._kv_keys.append(token)
-            position += 1
-        tail = decoder.flush()
-        if tail and on_text is not None:
-            on_text(tail)
-
-        self._close_stats(stats, len(answer_ids), started, first_token_at, time.perf_counter())
-        if finish == "stopped" and not answer_ids:
+        row = AnswerRow(settings, self.codec, seq.ids, matcher, on_text)
+        drafter = self._drafter(seq, hints, settings)
+        result = decode_one(
+            self.language, self.prompts.embed_ids, row, logits, seq.next_position, self._stop,
+            drafter,
+        )  # fmt: skip
+        self.language.compact()  # rejected drafts out: the state lines up with the next prompt
+        self._kv_keys = [key for key in self._kv_keys + result.fed_keys if key is not None]
+        if drafter is not None:
+            stats.drafted_tokens = drafter.stats.drafted
+            stats.accepted_tokens = drafter.stats.accepted
+        self._close_stats(
+            stats, len(row.ids), started, result.first_token_at, time.perf_counter()
+        )
+        if row.finish == "stopped" and not row.ids:
             return Answer("", "stopped", stats)  # nothing said: the history stays as it was
         conversation.turns.append(
-            Turn(question, list(images), decoder.text, answer_ids, stopped=finish == "stopped")
+            Turn(question, list(images), row.text, row.ids, stopped=row.finish == "stopped")
         )
-        return Answer(decoder.text, finish, stats)
+        return Answer(row.text, row.finish or "length", stats)
 
     def _ask_each(self, requests, settings, stats, started) -> list[Answer]:
         prompts, sequences = [], []
         for (question, images), item in zip(requests, stats, strict=True):
-            blocks = self._embed_images(images, item)
+            blocks = self.prompts.embed_images(images, item)
             item.visual_tokens = sum(b.tokens for b in blocks)
-            seq = self._build_sequence([], question, blocks, item)
+            seq = self.prompts.sequence([], question, blocks, item)
             if len(seq) + settings.max_new_tokens > self.config.max_context_tokens:
                 raise ValueError(f"a request needs {len(seq)} tokens, more than the context")
-            embeds, mask, deepstack = self._embed_chunk(seq, 0, len(seq))
+            embeds, mask, deepstack = self.prompts.embed_chunk(seq, 0, len(seq))
             prompts.append(BatchPrompt(embeds, seq.position_array(0, len(seq)), mask, deepstack))
             sequences.append(seq)
             item.input_tokens = len(seq)
@@ -417,57 +418,25 @@ class VLMEngine:
         t0 = time.perf_counter()
         logits = self.language.feed_rows(
             batch.embeds, batch.positions, batch.attention_mask, batch.visual_mask, batch.deepstack
-        )
+        )[:, -1]
         prefill_s = time.perf_counter() - t0
-
-        rows = len(requests)
-        samplers = [Sampler(settings) for _ in range(rows)]
-        decoders = [StreamDecoder(self.codec) for _ in range(rows)]
-        answer_ids: list[list[int]] = [[] for _ in range(rows)]
-        finish: list[str | None] = [None] * rows
-        eos = frozenset() if settings.ignore_eos else self.codec.special.eos
-        filler = self.codec.special.im_end  # fed for rows already finished
-        positions = np.asarray([seq.next_position for seq in sequences], np.int64)
-        attention = batch.attention_mask
-        penalised = settings.repetition_penalty != 1.0  # else no row needs its history
-        first_token_at = None
-        while True:
-            if self._stop.is_set():
-                finish = [reason or "stopped" for reason in finish]
-                break
-            tokens = []
-            for row in range(rows):
-                token = filler
-                if finish[row] is None:
-                    seen = sequences[row].ids + answer_ids[row] if penalised else ()
-                    token = samplers[row].choose(logits[row], seen)
-                    if token in eos:
-                        finish[row] = "eos"
-                    else:
-                        answer_ids[row].append(token)
-                        decoders[row].push(token)
-                        if len(answer_ids[row]) >= settings.max_new_tokens:
-                            finish[row] = "length"
-                tokens.append(token)
-            if first_token_at is None:
-                first_token_at = time.perf_counter()
-            if all(finish):
-                break
-            self._embed_request.infer({0: np.asarray(tokens, np.int64)[:, None]})
-            embeds = self._embed_request.get_output_tensor(0).data
-            attention = np.concatenate([attention, np.ones((rows, 1), np.int64)], axis=1)
-            logits = self.language.feed_rows(
-                embeds, np.broadcast_to(positions[None, :, None], (3, rows, 1)), attention
-            )
-            positions += 1
-
+        rows = [AnswerRow(settings, self.codec, seq.ids) for seq in sequences]
+        first_token_at = decode_rows(
+            self.language,
+            self.prompts.embed_ids,
+            rows,
+            logits,
+            np.asarray([seq.next_position for seq in sequences], np.int64),
+            batch.attention_mask,
+            self.codec.special.im_end,  # fed for rows already finished
+            self._stop,
+        )
         now = time.perf_counter()
         answers = []
-        for row, item in enumerate(stats):
-            decoders[row].flush()
+        for row, item in zip(rows, stats, strict=True):
             item.prefill_s = prefill_s
-            self._close_stats(item, len(answer_ids[row]), started, first_token_at, now)
-            answers.append(Answer(decoders[row].text, finish[row] or "length", item))
+            self._close_stats(item, len(row.ids), started, first_token_at, now)
+            answers.append(Answer(row.text, row.finish or "length", item))
         return answers
 
     def _close_stats(

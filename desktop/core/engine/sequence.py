@@ -65,11 +65,19 @@ class TokenSequence:
         self.add_tokens([self.special.vision_end])
 
     def add_user_turn(self, question: str, images: Sequence[ImageEmbedding]) -> None:
-        s = self.special
-        self.add_tokens([s.im_start])
+        self.open_user_turn(images)
+        self.close_user_turn(question)
+
+    def open_user_turn(self, images: Sequence[ImageEmbedding]) -> None:
+        """The start of a user turn up to the end of its images: it does not depend on the
+        question (encoded on its own), so it can be prefilled before the question is typed."""
+        self.add_tokens([self.special.im_start])
         self.add_text("user\n")
         for block in images:
             self.add_image(block)
+
+    def close_user_turn(self, question: str) -> None:
+        s = self.special
         self.add_text(question)
         self.add_tokens([s.im_end])
         self.add_text("\n")

@@ -1,0 +1,119 @@
+"""Prompt building: images to embeddings, a conversation to a TokenSequence, ids to embeddings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import openvino as ov
+
+from desktop.core.chat import AnswerStats, ImageLike, Turn
+from desktop.core.engine.encoder import VisionEncoder
+from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
+from desktop.core.engine.tokens import TextCodec
+
+RETAIN_AFTER_OVERFLOW = 0.6  # share of the context kept when old turns must go
+
+
+@dataclass
+class FittedPrompt:
+    sequence: TokenSequence
+    dropped_turns: int  # oldest turns left out so that prompt + answer fit the context
+
+
+class PromptBuilder:
+    def __init__(
+        self,
+        codec: TextCodec,
+        encoder: VisionEncoder,
+        embed_model: ov.CompiledModel,
+        max_context_tokens: int,
+    ):
+        self.codec = codec
+        self.encoder = encoder
+        self._embed_request = embed_model.create_infer_request()
+        self.max_context_tokens = max_context_tokens
+
+    def embed_images(
+        self, images: Sequence[ImageLike], stats: AnswerStats, history: bool = False
+    ) -> list[ImageEmbedding]:
+        """Embeddings from the cache or the encoder; earlier turns' cache hits are not counted."""
+        blocks = []
+        t0 = time.perf_counter()
+        for item in images:
+            cached = self.encoder.cached(item.digest)
+            if cached is not None:
+                stats.images_cached += 0 if history else 1
+                blocks.append(cached)
+            else:
+                stats.images_encoded += 1
+                blocks.append(self.encoder.encode(item.image, item.digest))
+        stats.vision_s += time.perf_counter() - t0
+        return blocks
+
+    def sequence(
+        self,
+        turns: Sequence[Turn],
+        question: str | None,
+        blocks: list[ImageEmbedding],
+        stats: AnswerStats,
+    ) -> TokenSequence:
+        """The prompt of `turns` plus a new user turn with `blocks`; with `question` None it
+        ends right after the new turn's images (what can be prefilled before the question)."""
+        seq = TokenSequence(self.codec.special, self.codec.encode)
+        for turn in turns:
+            seq.add_user_turn(turn.question, self.embed_images(turn.images, stats, history=True))
+            seq.add_answer(turn.answer_ids)
+        seq.open_user_turn(blocks)
+        if question is not None:
+            seq.close_user_turn(question)
+        return seq
+
+    def fit(
+        self,
+        turns: Sequence[Turn],
+        question: str | None,
+        blocks: list[ImageEmbedding],
+        answer_budget: int,
+        stats: AnswerStats,
+    ) -> FittedPrompt:
+        """Drops the oldest turns when prompt + answer budget would overflow the context.
+
+        Dropping turns changes the start of the prompt, so the whole rest must be prefilled
+        again; it drops down to RETAIN_AFTER_OVERFLOW of the window so that this happens once
+        every several turns, not on every turn.
+        """
+        limit = self.max_context_tokens
+        turns = list(turns)
+        dropped = 0
+        seq = self.sequence(turns, question, blocks, stats)
+        if len(seq) + answer_budget > limit:
+            target = min(limit * RETAIN_AFTER_OVERFLOW, limit - answer_budget)
+            while turns and len(seq) > target:
+                turns.pop(0)
+                dropped += 1
+                seq = self.sequence(turns, question, blocks, stats)
+        if len(seq) + 1 > limit:
+            raise ValueError(
+                f"this question and its images need {len(seq)} tokens, more than the "
+                f"{limit}-token context; attach fewer images or lower the image detail"
+            )
+        return FittedPrompt(seq, dropped)
+
+    def embed_chunk(self, seq: TokenSequence, start: int, stop: int):
+        """Inputs of positions start..stop-1: embeddings (visual rows filled in), the visual
+        mask and the deepstack rows."""
+        embeds = np.array(self.embed_ids(np.asarray([seq.ids[start:stop]]))[0], copy=True)
+        mask, rows, deepstack = seq.visual_rows(start, stop)
+        for offset, block_rows in rows:
+            embeds[offset : offset + block_rows.shape[0]] = block_rows
+        stack = np.concatenate(deepstack, axis=1) if deepstack else None
+        return embeds, mask, stack
+
+    def embed_ids(self, ids: np.ndarray) -> np.ndarray:
+        """Text embeddings of ids [B, T] -> [B, T, hidden] (a view into the request's output:
+        valid until the next call)."""
+        self._embed_request.infer({0: np.asarray(ids, dtype=np.int64)})
+        return self._embed_request.get_output_tensor(0).data
