@@ -153,7 +153,9 @@ class VLMEngine:
         )
         if config.warm_up:
             self._settle(self.encoder.warm_up, folder, VISION_WEIGHTS)
-        self.prompts = PromptBuilder(self.codec, self.encoder, embed_model, config.max_context_tokens)
+        self.prompts = PromptBuilder(
+            self.codec, self.encoder, embed_model, config.max_context_tokens
+        )
         self.info = ModelInfo(folder.name, folder, device, manifest.weight_format, manifest)
         self._kv_keys: list[object] = []  # key of every position the KV state holds
         # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
@@ -391,9 +393,7 @@ class VLMEngine:
         if drafter is not None:
             stats.drafted_tokens = drafter.stats.drafted
             stats.accepted_tokens = drafter.stats.accepted
-        self._close_stats(
-            stats, len(row.ids), started, result.first_token_at, time.perf_counter()
-        )
+        self._close_stats(stats, len(row.ids), started, result.first_token_at, time.perf_counter())
         if row.finish == "stopped" and not row.ids:
             return Answer("", "stopped", stats)  # nothing said: the history stays as it was
         conversation.turns.append(

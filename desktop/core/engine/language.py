@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import openvino as ov
 
-
 LOGITS_TO_KEEP = "logits_to_keep"
 
 
