@@ -1,5 +1,6 @@
 """Our own OpenVINO driver for exported Qwen3-VL folders (see engine.py for why)."""
 
-from desktop.core.engine.engine import EngineConfig, ModelInfo, VLMEngine
+from desktop.core.engine.config import EngineConfig, ModelInfo, Preparation
+from desktop.core.engine.engine import VLMEngine
 
-__all__ = ["EngineConfig", "ModelInfo", "VLMEngine"]
+__all__ = ["EngineConfig", "ModelInfo", "Preparation", "VLMEngine"]

@@ -1,0 +1,90 @@
+"""What an engine is loaded with and what it reports: configuration, model facts, preparations."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.core.chat import AnswerStats
+from desktop.core.engine.vision import VisionSpec
+from desktop.core.manifest import Manifest
+
+# One visual token is 32x32 px. 1,280 tokens (~1.3 MP) keeps a 1280x720 screenshot at full
+# resolution and is the top of the range Qwen recommends for document reading; users can raise it.
+DEFAULT_MAX_VISUAL_TOKENS = 1280
+# Prefill is fed in chunks of this many tokens, so that a cancelled preparation or a Stop waits
+# for one chunk at most. Measured on the 2B shape (bench/RESULTS.md): 256-token chunks cost the
+# same as one call for a 900-token prompt (~1.2 s of work per chunk on 2 cores).
+PREFILL_CHUNK_TOKENS = 256
+
+
+@dataclass
+class EngineConfig:
+    device: str = "CPU"
+    threads: int | None = None
+    max_visual_tokens: int = DEFAULT_MAX_VISUAL_TOKENS  # per image
+    min_visual_tokens: int | None = None  # None: the model's own minimum (Qwen3-VL: 64)
+    max_context_tokens: int = 16384
+    prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS
+    image_cache_size: int = 32
+    # None: the device default (bf16 on CPUs with AMX/AVX512-BF16); "f32" for exact results.
+    inference_precision: str | None = None
+    language_properties: dict = field(default_factory=dict)
+    # Measured (bench/RESULTS.md): on CPUs with AVX512-BF16 but no AMX, the default bf16 makes
+    # the vision merger 23 % slower than f32 while it speeds up the LM prefill (5.6 vs 6.8 s);
+    # laptops without AVX512 run f32 either way. Hence f32 for the vision sub-models only.
+    vision_properties: dict = field(default_factory=lambda: {"INFERENCE_PRECISION_HINT": "f32"})
+    # CPU: activations of the INT8 layers are quantised on the fly in groups of this many
+    # channels. Measured on the 2B shape (bench/RESULTS.md): 128 instead of the runtime's 32 cuts
+    # the LM prefill of 900 tokens 5.7 -> 4.2 s and the vision merger 9.8 -> 8.6 s, for a small
+    # extra deviation from f32 (random weights: LM logits 8.4 -> 9.2 %, vision 1.7 -> 2.1 %).
+    # None: the runtime's default; 0 turns it off (5x slower prefill).
+    dynamic_quantization_group_size: int | None = 128
+    # Warm-up at load: the runtime's weight preparation happens here instead of in the first
+    # answer, and each mapped weight file is released after it (peak RSS 4.6 -> ~3.3 GiB).
+    warm_up: bool = True
+
+
+@dataclass
+class ModelInfo:
+    name: str
+    folder: Path
+    device: str
+    weight_format: str
+    manifest: Manifest
+
+
+@dataclass
+class Preparation:
+    """What `VLMEngine.prepare` did: "ready" (the prefix is held), "cancelled" (part of it is)
+    or "error" (nothing kept; the question's own `ask` reports the problem again)."""
+
+    status: str
+    stats: AnswerStats = field(default_factory=AnswerStats)  # vision_s, prefill_s, input_tokens
+    held_tokens: int = 0  # positions the KV state holds afterwards
+    error: str | None = None
+
+
+def read_vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> VisionSpec:
+    """The image pipeline's sizes: the model's patch geometry within the configured budget."""
+    pre = json.loads((folder / "preprocessor_config.json").read_text())
+    patch, merge = int(vision_cfg["patch_size"]), int(vision_cfg["spatial_merge_size"])
+    token_px = (patch * merge) ** 2
+    size = pre.get("size", {})
+    model_max = int(size.get("longest_edge") or pre.get("max_pixels") or 16_777_216)
+    model_min = int(size.get("shortest_edge") or pre.get("min_pixels") or token_px * 4)
+    return VisionSpec(
+        patch_size=patch,
+        temporal_patch_size=int(vision_cfg.get("temporal_patch_size", 2)),
+        merge_size=merge,
+        num_grid_per_side=int(int(vision_cfg["num_position_embeddings"]) ** 0.5),
+        head_dim=int(vision_cfg["hidden_size"]) // int(vision_cfg["num_heads"]),
+        image_mean=tuple(pre.get("image_mean", (0.5, 0.5, 0.5))),
+        image_std=tuple(pre.get("image_std", (0.5, 0.5, 0.5))),
+        min_pixels=max(
+            config.min_visual_tokens * token_px if config.min_visual_tokens else model_min,
+            token_px,
+        ),
+        max_pixels=min(model_max, config.max_visual_tokens * token_px),
+    )
