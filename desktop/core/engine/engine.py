@@ -190,23 +190,26 @@ class VLMEngine:
         cancel = cancel or threading.Event()
         stats = AnswerStats()
         started = time.perf_counter()
-        try:
+        try:  # the images first: a bad one fails here, with the KV state untouched
             blocks = self.prompts.embed_images(images, stats)
-            if cancel.is_set():
-                return Preparation("cancelled", stats=stats, held_tokens=self.language.kv_length)
             turns = conversation.turns
             seq = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats).sequence
+        except Exception as exc:
+            error = f"Reading the images failed: {describe(exc)}"
+            return Preparation("error", stats, self.language.kv_length, error)
+        if cancel.is_set():
+            return Preparation("cancelled", stats, self.language.kv_length)
+        try:
             reuse = self._reuse(seq, len(seq))
             t0 = time.perf_counter()
             done = self._prefill(seq, reuse, cancel) is not None or reuse == len(seq)
             stats.prefill_s = time.perf_counter() - t0
-        except Exception as exc:  # e.g. an image the encoder cannot take: nothing half-fed stays
+        except Exception as exc:  # nothing half-fed may stay
             self.reset()
-            return Preparation("error", stats=stats, error=f"Reading failed: {describe(exc)}")
+            return Preparation("error", stats, 0, f"Reading ahead failed: {describe(exc)}")
         stats.input_tokens = self.language.kv_length - reuse
         stats.total_s = time.perf_counter() - started
-        status = "ready" if done else "cancelled"
-        return Preparation(status, stats=stats, held_tokens=self.language.kv_length)
+        return Preparation("ready" if done else "cancelled", stats, self.language.kv_length)
 
     def ask_each(
         self,
