@@ -25,7 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from results import write_section  # noqa: E402  (bench/ is on sys.path)
+import children  # noqa: E402  (bench/ is on sys.path)
+from results import write_section  # noqa: E402
 
 NEW_TOKENS = 32
 FAST_BUDGET = 512  # the "image detail" one step below the default, for the 0.3x target
@@ -218,20 +219,24 @@ def child_genai(model: str, size: str, max_tokens: int | None) -> dict:
     }
 
 
+def _budget_arg(child):
+    """The children take (target, size, budget); on the command line 0 stands for None."""
+    return lambda target, size, budget: child(target, size, int(budget) or None)
+
+
 CHILDREN = {
-    "desklens": child_desklens,
-    "torch": child_torch,
-    "genai": child_genai,
-    "batch": child_batch,
+    name: _budget_arg(child)
+    for name, child in (
+        ("desklens", child_desklens),
+        ("torch", child_torch),
+        ("genai", child_genai),
+        ("batch", child_batch),
+    )
 }
 
 
 def run_child(kind: str, target: str, size: str, max_tokens: int | None) -> dict:
-    cmd = [sys.executable, __file__, "--child", kind, target, size, str(max_tokens or 0)]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-    if result.returncode != 0:
-        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr else "failed"}
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return children.run_child(__file__, kind, target, size, max_tokens or 0)
 
 
 # -- machine floors -------------------------------------------------------------------------------
@@ -292,9 +297,7 @@ def fmt(value, unit="s", digits=1) -> str:
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        kind, target, size, max_tokens = sys.argv[2:6]
-        print(json.dumps(CHILDREN[kind](target, size, int(max_tokens) or None)))
+    if children.child_main(CHILDREN):
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small random model, minutes")

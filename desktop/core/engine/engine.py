@@ -196,9 +196,9 @@ class VLMEngine:
             seq = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats).sequence
         except Exception as exc:
             error = f"Reading the images failed: {describe(exc)}"
-            return Preparation("error", stats, self.language.kv_length, error)
+            return self._prepared("error", stats, started, error)
         if cancel.is_set():
-            return Preparation("cancelled", stats, self.language.kv_length)
+            return self._prepared("cancelled", stats, started)
         try:
             reuse = self._reuse(seq, len(seq))
             t0 = time.perf_counter()
@@ -206,10 +206,15 @@ class VLMEngine:
             stats.prefill_s = time.perf_counter() - t0
         except Exception as exc:  # nothing half-fed may stay
             self.reset()
-            return Preparation("error", stats, 0, f"Reading ahead failed: {describe(exc)}")
+            return self._prepared("error", stats, started, f"Reading ahead failed: {describe(exc)}")
         stats.input_tokens = self.language.kv_length - reuse
+        return self._prepared("ready" if done else "cancelled", stats, started)
+
+    def _prepared(
+        self, status: str, stats: AnswerStats, started: float, error: str | None = None
+    ) -> Preparation:
         stats.total_s = time.perf_counter() - started
-        return Preparation("ready" if done else "cancelled", stats, self.language.kv_length)
+        return Preparation(status, stats, self.language.kv_length, error)
 
     def ask_each(
         self,

@@ -98,7 +98,7 @@ class LanguageModel:
             data = state.state.data
             axis = _sequence_axis(data.shape, self.kv_length)
             state.state = ov.Tensor(np.ascontiguousarray(np.take(data, index, axis=axis)))
-        self._valid = np.ones(len(index), dtype=np.int64)
+        self._valid = self._valid[index]
         self.kv_length = len(index)
 
     def feed(
