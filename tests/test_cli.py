@@ -172,3 +172,56 @@ def test_ask_grounded_gives_the_model_the_ocr_lines(models_dir, tmp_path, capsys
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert "320.04" in data["prompt"] and data["prompt"].endswith("Question: What is the total?")
+
+
+def test_extraction_presets_draft_from_the_ocr_and_answer_the_same(models_dir, tmp_path, capsys):
+    import argparse
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    from desktop.cli.common import drafting_hints, load_images
+
+    image = Image.new("RGB", (640, 160), "white")
+    font = ImageFont.load_default(size=36)
+    ImageDraw.Draw(image).text((20, 50), "Total due 320.04 GBP", fill="black", font=font)
+    path = tmp_path / "total.png"
+    image.save(path)
+    images = load_images([str(path)])
+
+    def hints(preset, mode, results=None):
+        args = argparse.Namespace(preset=preset, ocr_drafts=mode, threads=None)
+        return drafting_hints(args, images, results)
+
+    assert hints("text", "auto") == ["Total due 320.04 GBP"]
+    assert hints("describe", "auto") == [] and hints("text", "off") == []
+    assert hints(None, "on") == ["Total due 320.04 GBP"]
+    assert hints(None, "auto", results=[]) == []  # --ground's results are reused, not re-read
+    answers = {}
+    for mode in ("auto", "off"):
+        code = main(["ask", str(path), "--preset", "text", "--json", "--ocr-drafts", mode,
+                     "--max-new-tokens", "24", "--ignore-eos"])  # fmt: skip
+        assert code == 0
+        answers[mode] = json.loads(capsys.readouterr().out)["answer"]
+    assert answers["auto"] == answers["off"]
+
+
+def test_chat_reads_attached_images_while_the_question_is_typed(tiny_ir, sample_image):
+    from desktop.cli.chat_cmd import ReadAhead
+    from desktop.core.chat import Conversation, GenerationSettings
+    from desktop.core.engine import VLMEngine
+    from desktop.core.images import load_image
+
+    engine = VLMEngine.load(tiny_ir)
+    image = load_image(sample_image)
+    conversation, settings = Conversation(), GenerationSettings(max_new_tokens=4)
+    ahead = ReadAhead(engine)
+    ahead.start(conversation, [image], settings)
+    ahead._thread.join()  # the user is still typing when it is done
+    held = engine.language.kv_length
+    ahead.finish()
+    answer = engine.ask(conversation, "What is the total?", [image], settings)
+    assert held > engine.count_visual_tokens(image)
+    assert (
+        answer.stats.images_cached == 1
+        and answer.stats.input_tokens == len(engine.last_sequence) - held
+    )

@@ -9,13 +9,16 @@ import sys
 from desktop.cli import exit_codes
 from desktop.cli.common import (
     CliError,
+    add_drafting_option,
     add_generation_options,
     add_model_options,
     ctrl_c_stops,
+    drafting_hints,
     fail,
     generation_overrides,
     load_engine,
     load_images,
+    read_images,
 )
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.presets import PRESETS, get_preset
@@ -44,6 +47,7 @@ def register(subparsers) -> None:
         help="ask the question of every image on its own (answered side by side, faster than "
         "one run per image)",
     )
+    add_drafting_option(parser)
     add_model_options(parser)
     add_generation_options(parser)
     parser.set_defaults(run=run)
@@ -61,12 +65,11 @@ def generation_settings(args: argparse.Namespace) -> tuple[str, GenerationSettin
     return args.question, GenerationSettings(**overrides)
 
 
-def grounded_prompt(question: str, images) -> str:
-    from desktop.core.ocr import OcrEngine, grounding_text
+def grounded_prompt(question: str, results) -> str:
+    from desktop.core.ocr import grounding_text
     from desktop.core.refine import grounded_question
 
-    ocr = OcrEngine()
-    return grounded_question(question, [grounding_text(ocr.extract(image)) for image in images])
+    return grounded_question(question, [grounding_text(result) for result in results])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
                 "--each needs images and works without --ground or the JSON preset",
                 exit_codes.USAGE,
             )
-        if args.ground:
-            prompt = grounded_prompt(prompt, images)
+        results = read_images(images, args.threads) if args.ground else None
+        if results is not None:
+            prompt = grounded_prompt(prompt, results)
+        hints = [] if args.each else drafting_hints(args, images, results)
         engine = load_engine(args)
     except CliError as exc:
         return fail(exc)
@@ -92,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
     with ctrl_c_stops(engine):
         answer = engine.ask(
-            Conversation(), prompt, images, settings, on_text=None if args.json else stream
+            Conversation(), prompt, images, settings, None if args.json else stream, hints
         )
     if answer.error:
         return fail(CliError(answer.error, exit_codes.FAILED))
@@ -101,10 +106,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         stream("\n")
         stats = answer.stats
+        drafted = (
+            f", {stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted"
+            if stats.drafted_tokens
+            else ""
+        )
         print(
             f"[{answer.finish_reason}] {stats.generated_tokens} tokens, first token "
             f"{stats.ttft_s:.2f} s, {stats.tokens_per_s:.1f} tok/s, "
-            f"{stats.visual_tokens} visual tokens",
+            f"{stats.visual_tokens} visual tokens{drafted}",
             file=sys.stderr,
         )
     return exit_codes.OK

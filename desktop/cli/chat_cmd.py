@@ -2,12 +2,15 @@
 
 Ctrl+C stops the current answer (the partial answer stays in the conversation); Ctrl+D quits.
 /image PATH attaches an image to the next question, /clear starts over, /quit leaves.
+Attached images are read (encoded and prefilled) while the question is being typed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
+from collections.abc import Sequence
 
 from desktop.cli import exit_codes
 from desktop.cli.common import (
@@ -37,6 +40,35 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+class ReadAhead:
+    """Runs `VLMEngine.prepare` for the next question's images in a background thread while the
+    prompt waits for the user; `finish` (before anything else uses the engine) cancels what is
+    left of it and waits for the step under way (the vision call cannot be cut)."""
+
+    def __init__(self, engine) -> None:
+        self._engine = engine
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+
+    def start(self, conversation: Conversation, images: Sequence, settings) -> None:
+        self.finish()
+        if not images:
+            return
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(
+            target=self._engine.prepare,
+            args=(conversation, list(images), settings, self._cancel),
+            name="desklens-read-ahead",
+        )
+        self._thread.start()
+
+    def finish(self) -> None:
+        if self._thread is not None:
+            self._cancel.set()
+            self._thread.join()
+            self._thread = None
+
+
 def _read(prompt: str) -> str | None:
     try:
         return input(prompt)
@@ -54,6 +86,15 @@ def run(args: argparse.Namespace) -> int:
     conversation = Conversation()
     interactive = sys.stdin.isatty()
     print(f"DeskLens chat with {engine.info.name}. {HELP}", file=sys.stderr)
+    ahead = ReadAhead(engine)
+    ahead.start(conversation, pending, settings)
+    try:
+        return _loop(engine, conversation, pending, settings, ahead, interactive)
+    finally:
+        ahead.finish()
+
+
+def _loop(engine, conversation, pending, settings, ahead: ReadAhead, interactive: bool) -> int:
     while True:
         try:
             line = _read("you> " if interactive else "")
@@ -65,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         line = line.strip()
         if not line:
             continue
+        ahead.finish()  # whatever comes next uses the engine
         if line == "/clear":
             conversation.clear()
             engine.reset()
@@ -77,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             except CliError as exc:
                 fail(exc)
             print(f"({len(pending)} image(s) attached)", file=sys.stderr)
+            ahead.start(conversation, pending, settings)
             continue
         sys.stdout.write("desklens> ")
         with ctrl_c_stops(engine):

@@ -13,6 +13,7 @@ from desktop.cli import exit_codes
 
 if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `desklens ocr`)
     from desktop.core.images import LoadedImage
+    from desktop.core.ocr.models import OcrResult
 
 
 class CliError(Exception):
@@ -107,6 +108,48 @@ def load_images(paths: Sequence[str]) -> list[LoadedImage]:
         return [load_image(path) for path in files]
     except ImageError as exc:
         raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from exc
+
+
+def read_images(images: Sequence[LoadedImage], threads: int | None = None) -> list[OcrResult]:
+    """The fast OCR of each image (for --ground and for drafting the answer)."""
+    from desktop.core.ocr import OcrEngine
+    from desktop.core.ocr.model_files import OcrModelError
+
+    try:
+        ocr = OcrEngine(threads=threads)
+        return [ocr.extract(image) for image in images]
+    except OcrModelError as exc:
+        raise CliError(str(exc), exit_codes.MODEL_PROBLEM) from exc
+
+
+def add_drafting_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ocr-drafts",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="draft the answer from the fast-OCR text of the images: faster decoding of text "
+        "the answer copies, never a different answer (auto: for the text, markdown and json "
+        "presets and with --ground)",
+    )
+
+
+def drafting_hints(args: argparse.Namespace, images, results=None) -> list[str]:
+    """Hints for VLMEngine.ask by --ocr-drafts: from `results` if the OCR already ran, else it
+    runs here when asked for; an OCR that cannot run only costs the speed-up."""
+    from desktop.core.refine import COPYING_PRESETS, draft_hints
+
+    preset = getattr(args, "preset", None)
+    wanted = args.ocr_drafts == "on" or (
+        args.ocr_drafts == "auto" and (preset in COPYING_PRESETS or results is not None)
+    )
+    if not wanted or not images:
+        return []
+    if results is None:
+        try:
+            results = read_images(images, getattr(args, "threads", None))
+        except (CliError, RuntimeError, ValueError):
+            return []
+    return draft_hints(results, markdown_first=preset == "markdown")
 
 
 @contextmanager
