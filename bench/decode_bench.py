@@ -183,7 +183,7 @@ def child_e2e(model: str, size: str) -> dict:
 CHILDREN = {"verify": child_verify, "e2e": child_e2e}
 
 
-def report(verify: dict, e2e: dict, floor: float, size: str, command: str) -> str:
+def report(verify: dict, e2e: dict, genai: dict, floor: float, size: str, command: str) -> str:
     lines = [
         HEADING,
         "",
@@ -227,6 +227,10 @@ def report(verify: dict, e2e: dict, floor: float, size: str, command: str) -> st
         label = labels.get(name, f"always-right drafts, {name.split()[-1]}")
         lines.append(f"| {label} | {r['tps']:.1f} tok/s | {r['tps'] / plain:.2f}x | "
                      f"{r['tps'] / floor:.0%} | {r['drafted']} / {r['accepted']} |")  # fmt: skip
+    if "decode_tps" in genai:
+        tps = genai["decode_tps"]
+        lines.append(f"| VLMPipeline ({vlm_bench.NEW_TOKENS} tokens) | {tps:.1f} tok/s | "
+                     f"{tps / plain:.2f}x | {tps / floor:.0%} | |")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -247,10 +251,12 @@ def main() -> int:
     print("verify", verify, flush=True)
     e2e = children.run_child(__file__, "e2e", ir, args.size)
     print("e2e", e2e, flush=True)
+    genai = children.run_child(vlm_bench.__file__, "genai", ir, args.size, 0)
+    print("genai", genai, flush=True)
     if "costs" in verify:
         COSTS.write_text(json.dumps(verify["costs"]["1000"], indent=1) + "\n")
     command = "python bench/decode_bench.py" + (" --write" if args.write else "")
-    text = report(verify, e2e, floor, args.size, command)
+    text = report(verify, e2e, genai, floor, args.size, command)
     print(text)
     if args.write:
         write_section(HEADING, text)
