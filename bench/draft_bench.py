@@ -268,8 +268,7 @@ class Drafting:
     # OCR forms drafted from, in lookup order; the default is ocr_source_texts' order.
     sources: tuple[str, ...] = ("layout", "plain", "paragraphs", "markdown")
     options: dict = field(default_factory=dict)  # PromptLookupDrafter keyword arguments
-
-    foreign: bool = False  # draft from another screenshot's OCR: next to no acceptance
+    foreign: bool = False  # draft from the next screenshot's OCR: a source that keeps failing
 
     def drafter(self, ocr: dict[str, list[int]], ignored: frozenset[int]) -> PromptLookupDrafter:
         sources = [ocr[form] for form in self.sources]
