@@ -47,15 +47,10 @@ import numpy as np
 import ocr_bench  # bench/ is on sys.path; it puts the repository root there too
 from results import RESULTS, write_section
 
-from desktop.core.engine.drafting import (
-    KRule,
-    PromptLookupDrafter,
-    add_two_drop_one,
-    joined_paragraphs,
-    plain_ocr_text,
-)
+from desktop.core.engine.drafting import KRule, PromptLookupDrafter, add_two_drop_one
 from desktop.core.ocr import OcrEngine
 from desktop.core.presets import PRESETS
+from desktop.core.refine import joined_paragraphs, plain_ocr_text
 
 HEADING = "## Speculative decoding: prompt-lookup drafts from the fast OCR"
 FIXED_KS = (1, 2, 3, 4, 6, 8, 12, 16)
@@ -80,7 +75,7 @@ K_RULES: dict[str, KRule] = {
     "+2/-1": add_two_drop_one,
     "+1/-1": add_one_drop_one,
 }
-# The OCR's draft forms (drafting.ocr_source_texts): as laid out, plain (cells spaced, no blank
+# The OCR's draft forms (refine.ocr_source_texts): as laid out, plain (cells spaced, no blank
 # lines), its Markdown, and that with each paragraph's lines joined.
 OCR_FORMS = ("layout", "plain", "markdown", "paragraphs")
 

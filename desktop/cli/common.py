@@ -149,7 +149,7 @@ def drafting_hints(args: argparse.Namespace, images, results=None) -> list[str]:
             results = read_images(images, getattr(args, "threads", None))
         except (CliError, RuntimeError, ValueError):
             return []
-    return draft_hints(results, markdown_first=preset == "markdown")
+    return draft_hints(results)
 
 
 @contextmanager

@@ -27,18 +27,52 @@ def refine_to_markdown(
     the image's fast-OCR result, when known, drafts the answer (faster, same text)."""
     preset = get_preset("markdown")
     settings = preset.settings_with(max_new_tokens=max_new_tokens)
-    hints = draft_hints([ocr], markdown_first=True) if ocr is not None else ()
+    hints = draft_hints([ocr]) if ocr is not None else ()
     return engine.ask(Conversation(), preset.prompt, [image], settings, on_text, hints)
 
 
-def draft_hints(results: Sequence[OcrResult], *, markdown_first: bool = False) -> list[str]:
-    """The fast-OCR text of a turn's images as drafting hints for `VLMEngine.ask`: Markdown
-    and plain text (an extraction copies one or the other), the likelier first."""
-    hints = []
-    for result in results:
-        forms = [result.markdown(), result.text()]
-        hints += forms if markdown_first else forms[::-1]
-    return [hint for hint in dict.fromkeys(hints) if hint.strip()]
+def draft_hints(results: Sequence[OcrResult]) -> list[str]:
+    """The fast-OCR text of a turn's images as drafting hints for `VLMEngine.ask`."""
+    return [
+        form for result in results for form in ocr_source_texts(result.text(), result.markdown())
+    ]
+
+
+def plain_ocr_text(text: str) -> str:
+    """OCR text with a space between table cells (not a tab) and no blank lines: the form a
+    model tends to write extracted text in (and its tokens differ: "\\t"+"North" vs " North")."""
+    return "\n".join(" ".join(line.split("\t")) for line in text.splitlines() if line.strip())
+
+
+def joined_paragraphs(markdown: str) -> str:
+    """Markdown with each paragraph's wrapped lines joined into one line (as models write
+    Markdown); tables, lists, headings and code keep their lines."""
+    blocks = []
+    for block in markdown.split("\n\n"):
+        lines = block.splitlines()
+        if not lines or any(line.lstrip().startswith(MARKDOWN_MARKS) for line in lines):
+            blocks.append(block)
+            continue
+        text = lines[0]
+        for line in lines[1:]:
+            text += ("" if text and _is_cjk(text[-1]) else " ") + line
+        blocks.append(text)
+    return "\n\n".join(blocks)
+
+
+MARKDOWN_MARKS = ("|", "#", "-", "*", "```", ">")
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u3000" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef"
+
+
+def ocr_source_texts(text: str, markdown: str = "") -> list[str]:
+    """The texts to tokenise as draft sources for one image's fast OCR, in lookup order: its
+    text as laid out, its plain form, its Markdown with paragraphs joined, its Markdown. The
+    model may write any of these forms; the lookup finds whichever it does."""
+    texts = [text, plain_ocr_text(text), joined_paragraphs(markdown), markdown]
+    return [t for i, t in enumerate(texts) if t and t not in texts[:i]]
 
 
 def grounded_question(question: str, ocr_texts: Sequence[str]) -> str:
