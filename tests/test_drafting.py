@@ -161,6 +161,26 @@ def test_k_rule_is_plus_two_after_a_full_accept_and_minus_one_after_a_rejection(
     assert drafter.k == 6
 
 
+def test_drafting_backs_off_while_nothing_is_accepted_and_resumes_after_an_accept():
+    drafter = PromptLookupDrafter([SOURCE], k=2)
+    drafter.start([1])
+    answer = [100]
+    proposed_at = []
+    for step in range(40):  # every draft is wrong
+        draft = drafter.propose(answer)
+        if draft:
+            proposed_at.append(step)
+        drafter.record(len(draft), 0)
+        answer = answer + [100]  # the model keeps writing what the draft did not say
+    gaps = [b - a for a, b in zip(proposed_at, proposed_at[1:], strict=False)]
+    assert gaps[:4] == [1, 2, 4, 8] and max(gaps) <= 32  # 0, 1, 3, 7 ... steps skipped
+    while not (draft := drafter.propose(answer)):
+        drafter.record(0, 0)
+        answer = answer + [100]
+    drafter.record(len(draft), 1)  # one accepted token ends the back-off
+    assert drafter.propose(answer + [101, 102])
+
+
 def test_stats_count_drafted_and_accepted_tokens_per_answer():
     drafter = PromptLookupDrafter([SOURCE])
     drafter.record(4, 4)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+MAX_PAUSE = 31  # steps: at zero acceptance about one call in 32 carries a (1-token) draft
 # (k, drafted, accepted) -> the next k, before clamping to [k_min, k_max].
 KRule = Callable[[int, int, int], int]
 # Which occurrence of a matched n-gram to continue from: the first one after the position the
@@ -137,11 +138,16 @@ class PromptLookupDrafter:
         self._at: _Draft | None = None
         self.k = self.k_start
         self.stats = DraftStats()
+        self._misses = 0  # drafts in a row of which nothing was accepted
+        self._pause = 0  # steps left without drafting
 
     def propose(self, answer_ids: Sequence[int]) -> list[int]:
         """Up to k tokens to try after `answer_ids` (which only ever grows); [] for no match."""
         self._follow(answer_ids)
         self._last = None
+        if self._pause > 0:
+            self._pause -= 1
+            return []
         answer_length = len(answer_ids)
         strong, weak = [n for n in reversed(self._sizes) if n > 1], [1] if 1 in self._sizes else []
         draft = (
@@ -168,6 +174,10 @@ class PromptLookupDrafter:
         self.stats.accepted += accepted
         self.stats.steps += 1
         self.k = min(max(self._rule(self.k, drafted, accepted), self.k_min), self.k_max)
+        # Where drafts keep failing (an answer that copies nothing), each still costs a wider
+        # verification call: back off, 0, 1, 3, 7 ... steps after each miss in a row.
+        self._misses = 0 if accepted else self._misses + 1
+        self._pause = min(2 ** max(self._misses - 1, 0) - 1, MAX_PAUSE)
         last, self._last = self._last, None
         if last is not None:
             # Where the model's next own token is expected: the first rejected draft token,
