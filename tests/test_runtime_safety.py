@@ -301,7 +301,12 @@ def _imported_modules(tree: ast.AST) -> set[str]:
 
 
 # Build-time helpers that may use the `convert` extra; the runtime never imports them.
-CONVERT_HELPERS = {"desktop/core/ocr/quantize.py": {"nncf"}}
+CONVERT_HELPERS = {
+    "desktop/core/ocr/quantize.py": {"nncf"},
+    # The model download (issue 15): huggingface_hub, imported only when the user downloads.
+    "desktop/core/model_setup/download.py": {"huggingface_hub"},
+    "desktop/core/model_setup/hub_errors.py": {"huggingface_hub"},
+}
 STATIC_BANNED = BANNED_MODULES | {"pickle", "_pickle", "cPickle", "marshal"}
 
 

@@ -1,26 +1,114 @@
-"""`desklens models`: the converted models DeskLens can see, with their manifest facts."""
+"""`desklens models`: list the converted models; `--download [REPO]` fetches the ready INT8
+model from the Hugging Face hub, `--import FOLDER` takes an already converted folder."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from desktop.cli import exit_codes
+from desktop.cli.setup_progress import MODES, Reporter
 from desktop.core import paths
 from desktop.core.model_registry import find_models
+from desktop.core.model_setup.download import DEFAULT_REPO  # no network library imported yet
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "models", help="list converted models", description="List converted models."
+        "models",
+        help="list, download or import models",
+        description="List converted models, download the ready INT8 model, or import a "
+        "converted OpenVINO folder. Exit codes: 0 ok, 2 usage, 3 the files are not a usable "
+        "model, 4 they could not be fetched or stored (network, name, disk), 130 interrupted "
+        "(a download resumes where it stopped when run again).",
     )
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument(
+        "--download",
+        nargs="?",
+        const=DEFAULT_REPO,
+        metavar="REPO",
+        help=f"download a converted OpenVINO model from the Hugging Face hub (default "
+        f"{DEFAULT_REPO}; HF_ENDPOINT selects a mirror)",
+    )
+    action.add_argument(
+        "--import", dest="import_dir", type=Path, metavar="FOLDER",
+        help="import an already converted OpenVINO folder",
+    )  # fmt: skip
+    parser.add_argument("--revision", help="hub revision to download (branch, tag or commit)")
+    parser.add_argument("--name", help="folder name for the new model (default: the repo's)")
+    parser.add_argument(
+        "--models-dir", type=Path, help="where to put it (default: the DeskLens models folder)"
+    )
+    parser.add_argument("--force", action="store_true", help="replace a model of that name")
+    parser.add_argument(
+        "--progress", choices=MODES, default="auto",
+        help="bar (terminal), lines (logs) or json (one event per line); auto picks",
+    )  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="machine-readable list")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.download or args.import_dir:
+        return set_up(args)
+    return list_models(args.json)
+
+
+def set_up(args: argparse.Namespace) -> int:
+    from desktop.core.model_setup.download import download_model
+    from desktop.core.model_setup.errors import ModelRejected, SetupError
+    from desktop.core.model_setup.install import default_models_dir, import_folder
+
+    reporter = Reporter(args.progress)
+    models_dir = (args.models_dir or default_models_dir()).absolute()
+    try:
+        if args.download:
+            installed = download_model(
+                args.download,
+                models_dir,
+                name=args.name,
+                revision=args.revision,
+                force=args.force,
+                on_progress=reporter.progress,
+                say=reporter.say,
+            )
+        else:
+            source = args.import_dir.expanduser().absolute()
+            if not source.is_dir():
+                reporter.failed(f"{source} is not a folder.", exit_codes.INPUT_PROBLEM)
+                return exit_codes.INPUT_PROBLEM
+            target = models_dir / (args.name or source.name)
+            installed = import_folder(source, target, force=args.force, say=reporter.say)
+    except KeyboardInterrupt:
+        resumable = " Run the same command again to continue." if args.download else ""
+        reporter.failed(f"Interrupted; no model was installed.{resumable}", 130)
+        return exit_codes.INTERRUPTED
+    except SetupError as exc:
+        code = exit_codes.MODEL_PROBLEM if isinstance(exc, ModelRejected) else (
+            exit_codes.USAGE if exc.exit_code == 2 else exit_codes.INPUT_PROBLEM
+        )  # fmt: skip
+        reporter.failed(str(exc), code)
+        return code
+    except OSError as exc:  # e.g. a read-only models folder
+        where = f" ({exc.filename})" if exc.filename else ""
+        reporter.failed(
+            f"{exc.strerror or exc}{where}: choose a writable models folder with free space.",
+            exit_codes.INPUT_PROBLEM,
+        )
+        return exit_codes.INPUT_PROBLEM
+    reporter.done(
+        str(installed.folder),
+        f"Ready: {installed.folder} ({installed.weight_format}). Use it with "
+        f"`desklens --model {installed.folder.name}` or pick it in the app's settings.",
+    )
+    return exit_codes.OK
+
+
+def list_models(as_json: bool) -> int:
     entries = find_models()
-    if args.json:
+    if as_json:
         rows = [
             {
                 "name": e.name,
@@ -39,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if not entries:
         where = ", ".join(str(p) for p in paths.model_search_dirs())
         print(f"No converted models in {where}.")
-        print("Convert one: python convert.py --model Qwen/Qwen3-VL-2B-Instruct")
+        print(f"Download the ready INT8 model: desklens models --download   ({DEFAULT_REPO})")
         return exit_codes.OK
     for e in entries:
         if e.manifest is None:

@@ -1,8 +1,8 @@
 """`desklens.json`: what a converted model folder holds and which software produced it.
 
-Written by convert.py after a successful export or import; checked before the engine loads a
-folder, so that a missing or truncated file, or a runtime older than the exporter, gets a clear
-sentence instead of a C++ stack trace.
+Written after a successful export (convert.py), import or download (desktop.core.model_setup);
+checked before the engine loads a folder, so that a missing or truncated file, or a runtime
+older than the exporter, gets a clear sentence instead of a C++ stack trace.
 """
 
 from __future__ import annotations
@@ -117,12 +117,15 @@ def build_manifest(
     versions: dict[str, str],
     max_pixels: int | None = None,
 ) -> Manifest:
-    """Hashes every file in `folder` (the manifest itself excluded)."""
+    """Hashes every file in `folder`: the manifest itself and hidden top-level entries (a
+    download's `.cache/` bookkeeping) excluded."""
     config = json.loads((folder / "config.json").read_text())
     files = {
         path.relative_to(folder).as_posix(): FileEntry(path.stat().st_size, sha256_file(path))
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name != MANIFEST_NAME
+        if path.is_file()
+        and path.name != MANIFEST_NAME
+        and not path.relative_to(folder).parts[0].startswith(".")
     }
     return Manifest(
         source=source,
@@ -148,9 +151,9 @@ def read_manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST_NAME
     if not path.is_file():
         raise ModelError(
-            f"{folder} has no {MANIFEST_NAME}: it was not made by convert.py. "
-            f"Convert the model with `python convert.py --model ...`, or import a converted "
-            f"OpenVINO folder with `python convert.py --model {folder}`."
+            f"{folder} has no {MANIFEST_NAME}: DeskLens did not set it up. Download a model "
+            f"with `desklens models --download`, or import a converted OpenVINO folder with "
+            f"`desklens models --import {folder}`."
         )
     try:
         return Manifest.from_json(path.read_text())

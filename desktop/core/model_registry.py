@@ -58,9 +58,10 @@ def resolve_model(explicit: str | os.PathLike | None = None) -> Path:
     if not usable:
         where = ", ".join(str(p) for p in paths.model_search_dirs())
         raise ModelError(
-            f"No converted model found (looked in {where}). Convert one with "
-            "`python convert.py --model Qwen/Qwen3-VL-2B-Instruct` or import a converted folder "
-            "with `python convert.py --model FOLDER`."
+            f"No converted model found (looked in {where}). Download the ready INT8 model "
+            "with `desklens models --download`, convert one with "
+            "`python convert.py --model Qwen/Qwen3-VL-2B-Instruct`, or import a converted "
+            "folder with `desklens models --import FOLDER`."
         )
     names = ", ".join(e.name for e in usable)
     raise ModelError(f"Several models are available ({names}); choose one with --model.")
