@@ -1,16 +1,21 @@
-"""No model yet: the set-up panel, importing a converted folder through convert.py."""
+"""No model yet: the set-up panel; downloading from a stand-in hub on 127.0.0.1 (with Pause,
+Cancel and resume), importing a converted folder, converting."""
 
 from __future__ import annotations
 
 import pytest
+from hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, hub_env
 from PySide6.QtCore import Qt
 from test_gui_support import SIGNAL_TIMEOUT_MS
 
+from desktop.core.manifest import verify_model_dir
+from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
 from desktop.gui.first_run import target_name
 from desktop.gui.settings import SettingsStore
 
 pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support"]
+pytest_plugins = ["test_gui_support", "hub_fixtures"]
+TARGET = REPO_ID.split("/")[1]
 
 IMPORT_TIMEOUT_MS = 600_000  # convert.py validates the import by loading it and generating
 
@@ -20,6 +25,7 @@ def test_first_run_panel_appears_without_a_model(qtbot, launch):
     assert window.first_run_holder.isVisible()
     assert "none is set up yet" in window.first_run.explanation.text()
     assert window.status.state == "no model"
+    assert window.first_run.download.download_button.isEnabled()
     assert window.first_run.convert_button.isEnabled()
     assert window.first_run.import_button.isEnabled()
     assert not window.model_loaded
@@ -38,7 +44,7 @@ def test_importing_a_converted_folder_loads_it(qtbot, launch, tiny_ir):
     imported = window.data_dir / "models" / tiny_ir.name
     assert ready.args == [str(imported)]
     assert (imported / "desklens.json").is_file()
-    assert "[convert]" in panel.log.toPlainText()
+    assert "Validation passed" in panel.log.toPlainText()
 
     qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
     assert not window.first_run_holder.isVisible()
@@ -92,3 +98,77 @@ def test_target_name_keeps_an_imported_folder_name(tmp_path):
     checkpoint.mkdir()
     assert target_name(str(ir), "") == "my-model-ov"
     assert target_name(str(checkpoint), "int4") == "my-checkpoint-int4"
+
+
+@pytest.fixture
+def online(hub, tmp_path, monkeypatch):
+    """The app's environment pointed at the stand-in hub (conftest keeps tests offline)."""
+    for key, value in hub_env(hub.url, tmp_path).items():
+        if key.startswith("HF_"):
+            monkeypatch.setenv(key, value)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    return hub
+
+
+def _large_file_bytes(box) -> int:
+    last = box._last
+    if last is None or last.file != LARGE_FILE:
+        return 0
+    return last.done - (last.total - LARGE_BYTES)
+
+
+def test_one_click_downloads_validates_and_loads_the_model(qtbot, launch, online):
+    window = launch()
+    box = window.first_run.download
+    box.repo_edit.setText(REPO_ID)
+    with qtbot.waitSignal(window.first_run.model_ready, timeout=IMPORT_TIMEOUT_MS) as ready:
+        qtbot.mouseClick(box.download_button, Qt.MouseButton.LeftButton)
+        assert box.cancel_button.isVisible() and not window.first_run.form.isEnabled()
+    folder = window.data_dir / "models" / TARGET
+    assert ready.args == [str(folder)]
+    verify_model_dir(folder, hashes=True)
+    qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
+    assert not window.first_run_holder.isVisible()
+    assert SettingsStore(window.data_dir).load().model_dir == str(folder)
+
+
+@pytest.mark.parametrize("stop", ["pause", "cancel"])
+def test_pause_or_cancel_mid_file_then_download_continues(qtbot, launch, online, stop):
+    window = launch()
+    box = window.first_run.download
+    box.repo_edit.setText(REPO_ID)
+    online.stall = (LARGE_FILE, LARGE_BYTES - 100_000)
+    qtbot.mouseClick(box.download_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _large_file_bytes(box) >= 2 << 20, timeout=IMPORT_TIMEOUT_MS)
+    button = box.pause_button if stop == "pause" else box.cancel_button
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not box.running, timeout=IMPORT_TIMEOUT_MS)
+    models = window.data_dir / "models"
+    if stop == "pause":
+        assert box.download_button.text() == "Resume"
+        assert box.status_label.text().startswith("Paused.")
+    else:
+        assert box.status_label.text().startswith("Cancelled. No model was installed.")
+        assert "Download continues from there" in box.status_label.text()
+    assert [p.name for p in models.iterdir()] == [f"{DOWNLOAD_PREFIX}{TARGET}"]  # hidden only
+    assert not window.model_loaded
+
+    online.release.set()
+    online.stall = None
+    online.log.clear()
+    with qtbot.waitSignal(window.first_run.model_ready, timeout=IMPORT_TIMEOUT_MS):
+        qtbot.mouseClick(box.download_button, Qt.MouseButton.LeftButton)
+    [resumed] = online.gets(LARGE_FILE)
+    assert resumed.range is not None  # continued by range, not fetched again
+    assert [r for r in online.log if r.method == "GET" and r.path.endswith(".xml")] == []
+
+
+def test_a_failed_download_says_why_in_one_sentence(qtbot, launch, online):
+    window = launch()
+    box = window.first_run.download
+    box.repo_edit.setText("nobody/nothing-here")
+    qtbot.mouseClick(box.download_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not box.running, timeout=IMPORT_TIMEOUT_MS)
+    assert box.status_label.text().startswith("nobody/nothing-here was not found on")
+    assert box.download_button.text() == "Try again" and box.download_button.isVisible()
+    assert window.first_run.form.isEnabled() and not window.model_loaded
