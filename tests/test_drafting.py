@@ -38,12 +38,6 @@ def test_proposes_what_follows_the_matched_ocr_ngram():
     assert drafter.propose([7, 120, 121]) == [122, 123, 124, 125]
 
 
-def test_an_answer_starts_with_the_start_of_the_ocr_text():
-    drafter = PromptLookupDrafter([SOURCE, [5, 6]], k=3)
-    drafter.start([1, 2])
-    assert drafter.propose([]) == [100, 101, 102]
-
-
 def test_no_match_proposes_nothing():
     drafter = PromptLookupDrafter([SOURCE])
     drafter.start([1, 2, 3])
@@ -68,21 +62,21 @@ def test_lookup_continues_after_the_position_it_was_reading():
     source = [7, 8, 10, 11, 12, 13, 7, 8, 20, 21, 7, 8, 30]
     drafter = PromptLookupDrafter([source], k=4, k_min=4, k_max=4)
     drafter.start([1])
-    assert drafter.propose([]) == [7, 8, 10, 11]
-    drafter.record(4, 4)  # the model then wrote 12 itself
-    assert drafter.propose([7, 8, 10, 11, 12]) == [13, 7, 8, 20]
-    drafter.record(4, 1)  # the model wrote 13, then 50 instead of 7, then 7 8
-    assert drafter.propose([7, 8, 10, 11, 12, 13, 50, 7, 8]) == [20, 21, 7, 8]
+    assert drafter.propose([7]) == [8, 10, 11, 12]  # the first token came from the prefill
+    drafter.record(4, 4)  # the model then wrote 13 itself
+    assert drafter.propose([7, 8, 10, 11, 12, 13]) == [7, 8, 20, 21]
+    drafter.record(4, 1)  # the model wrote 7, then 50 instead of 8, then 7 8
+    assert drafter.propose([7, 8, 10, 11, 12, 13, 7, 50, 7, 8]) == [20, 21, 7, 8]
 
 
 def test_resynchronises_past_a_misread_token():
     target = SOURCE[:10] + [555] + SOURCE[11:40]  # the OCR misread one token as SOURCE[10]
     drafter = PromptLookupDrafter([SOURCE], k=8, k_min=8, k_max=8)
     drafter.start([1])
-    assert drafter.propose([]) == SOURCE[:8]
-    drafter.record(8, 8)  # the model also wrote SOURCE[8]
-    assert drafter.propose(target[:9]) == SOURCE[9:17]
-    drafter.record(8, 1)  # SOURCE[9] accepted, then the model wrote 555
+    assert drafter.propose(target[:1]) == SOURCE[1:9]
+    drafter.record(8, 8)  # the model also wrote SOURCE[9]
+    assert drafter.propose(target[:10]) == SOURCE[10:18]
+    drafter.record(8, 0)  # the model wrote 555
     assert drafter.propose(target[:11]) == SOURCE[11:19]
 
 
@@ -90,10 +84,10 @@ def test_resynchronises_past_an_extra_ocr_token():
     target = SOURCE[:10] + SOURCE[11:40]  # the OCR read a stray token: SOURCE[10]
     drafter = PromptLookupDrafter([SOURCE], k=8, k_min=8, k_max=8)
     drafter.start([1])
-    drafter.propose([])
+    drafter.propose(target[:1])
     drafter.record(8, 8)
-    drafter.propose(target[:9])
-    drafter.record(8, 1)  # SOURCE[9] accepted, then the model wrote SOURCE[11]
+    assert drafter.propose(target[:10]) == SOURCE[10:18]
+    drafter.record(8, 0)  # the model wrote SOURCE[11]
     assert drafter.propose(target[:11]) == SOURCE[12:20]
 
 
@@ -101,8 +95,8 @@ def test_resynchronises_when_the_ocr_split_a_word_into_more_tokens():
     target = SOURCE[:5] + [555] + SOURCE[7:30]  # the model wrote one token for SOURCE[5:7]
     drafter = PromptLookupDrafter([SOURCE], k=8, k_min=8, k_max=8)
     drafter.start([1])
-    drafter.propose([])
-    drafter.record(8, 5)  # the model wrote 555 where the OCR has SOURCE[5], SOURCE[6]
+    assert drafter.propose(target[:1]) == SOURCE[1:9]
+    drafter.record(8, 4)  # the model wrote 555 where the OCR has SOURCE[5], SOURCE[6]
     # 555 is in no stream: the first guess reads on at SOURCE[6] (as if 555 replaced
     # SOURCE[5]), the model has SOURCE[7], which the window then finds one position ahead.
     assert drafter.propose(target[:6]) == SOURCE[6:14]

@@ -151,8 +151,7 @@ class PromptLookupDrafter:
         answer_length = len(answer_ids)
         strong, weak = [n for n in reversed(self._sizes) if n > 1], [1] if 1 in self._sizes else []
         draft = (
-            (self._opening() if answer_length == 0 else None)
-            or self._continued(answer_length)
+            self._continued(answer_length)
             or self._looked_up(strong)
             or self._guessed(answer_length)
             or self._looked_up(weak)
@@ -200,10 +199,6 @@ class PromptLookupDrafter:
             self._context.extend(self._prompt)
             self._at, known = None, 0
         self._context.extend(answer_ids[known:])
-
-    def _opening(self) -> _Draft | None:
-        """An extraction starts where the image's text starts."""
-        return _Draft(self._sources[0], 0, 0) if self._sources else None
 
     def _expected(self, answer_length: int) -> _Draft | None:
         at = self._at
