@@ -29,6 +29,8 @@ import children  # noqa: E402  (bench/ is on sys.path)
 import vlm_bench  # noqa: E402
 from results import write_section  # noqa: E402
 
+from desktop.core.engine.engine import COMPACT_AFTER_HOLES  # noqa: E402
+
 HEADING = "## Drafted decoding: verification cost and end-to-end decode speed"
 COSTS = Path(__file__).resolve().parent / "verify_costs.json"
 FED = (1, 2, 4, 8, 16)
@@ -211,8 +213,9 @@ def report(verify: dict, e2e: dict, genai: dict, floor: float, size: str, comman
             f"{verify['cut_ms']:.1f} ms per rejection (a copy of the cache); masking them out "
             f"costs {verify['mask_ms']:.3f} ms, and a decode step with 256 masked positions "
             f"takes {verify['step_256_masked_ms']:.1f} ms vs {verify['step_clean_ms']:.1f} ms "
-            f"clean; compacting them once at the answer's end costs {verify['compact_ms']:.0f} "
-            "ms. Hence masking (LanguageModel.discard / compact).",
+            f"clean; compacting the cache (once {COMPACT_AFTER_HOLES} have gathered) costs "
+            f"{verify['compact_ms']:.0f} ms. Hence masking: LanguageModel.discard, the next "
+            "prompt skips masked positions (VLMEngine._kv_keys holds None there).",
         ]
     lines += ["", f"Measured end to end ({size} screenshot, {NEW_TOKENS} new tokens, greedy, "
               "median of 2 interleaved runs; every mode's answer checked equal to plain):", "",

@@ -103,7 +103,7 @@ def test_follow_up_feeds_only_its_new_tokens(engine, image):
     first = engine.ask(conversation, "What is the total?", [image], GenerationSettings(12))
     first_prompt = len(engine.last_sequence)
     assert first.stats.input_tokens == first_prompt  # a new conversation: everything is new
-    held = engine.language.kv_length
+    held = first.stats.context_tokens  # prompt positions held (rejected drafts not counted)
     second = engine.ask(conversation, "And the date?", [], GenerationSettings(max_new_tokens=6))
     new_tokens = len(engine.last_sequence) - held
     assert second.stats.input_tokens == new_tokens

@@ -60,6 +60,14 @@ def answer_ids(engine, question, images, gen, conversation=None) -> list[int]:
     return conversation.turns[-1].answer_ids if conversation.turns else []
 
 
+def assert_state_lines_up(engine):
+    """The engine's key per KV position matches the state: one per position, None exactly
+    where a rejected draft is masked out."""
+    holes = [key is None for key in engine._kv_keys]
+    assert len(holes) == engine.language.kv_length
+    assert holes == [not valid for valid in engine.language._valid]
+
+
 def with_drafter(engine, monkeypatch, drafter):
     monkeypatch.setattr(engine, "_drafter", lambda *args: drafter)
 
@@ -91,8 +99,7 @@ def test_greedy_answers_equal_plain_decoding_whatever_the_drafts(
     assert drafted == plain
     if wrong_from is None and len(plain) > 1:
         assert drafter.stats.accepted > 0  # right drafts are taken
-    assert engine.language.discarded == 0  # rejected positions were compacted away
-    assert len(engine._kv_keys) == engine.language.kv_length
+    assert_state_lines_up(engine)
 
 
 def test_follow_up_after_drafted_answers_stays_exact(engine, image, monkeypatch):
@@ -106,6 +113,28 @@ def test_follow_up_after_drafted_answers_stays_exact(engine, image, monkeypatch)
     with monkeypatch.context() as patch:
         with_drafter(engine, patch, ScriptedDrafter(first, 5, 2, 1000))
         assert answer_ids(engine, "Describe it.", [image], gen, drafted_conv) == first
+    assert engine.language.discarded > 0  # rejected drafts stay masked in the state ...
+    follow = engine.ask(drafted_conv, "And the total?", [], gen)
+    assert drafted_conv.turns[-1].answer_ids == second
+    assert follow.stats.input_tokens < 30  # ... and the follow-up skips them, feeds only itself
+    assert_state_lines_up(engine)
+
+
+def test_a_sparse_state_is_compacted_and_stays_exact(engine, image, monkeypatch):
+    import desktop.core.engine.engine as engine_module
+
+    gen = GenerationSettings(max_new_tokens=16)
+    plain_conv = Conversation()
+    engine.reset()
+    first = answer_ids(engine, "Describe it.", [image], gen, plain_conv)
+    second = answer_ids(engine, "And the total?", [], gen, plain_conv)
+    drafted_conv = Conversation()
+    engine.reset()
+    with monkeypatch.context() as patch:
+        patch.setattr(engine_module, "COMPACT_AFTER_HOLES", 0)
+        with_drafter(engine, patch, ScriptedDrafter(first, 5, 2, 1000))
+        assert answer_ids(engine, "Describe it.", [image], gen, drafted_conv) == first
+        assert engine.language.discarded == 0 and None not in engine._kv_keys
     assert answer_ids(engine, "And the total?", [], gen, drafted_conv) == second
 
 
@@ -129,7 +158,7 @@ def test_stop_mid_verification_keeps_history_and_state_consistent(engine, image,
     assert answer.finish_reason == "stopped"
     turn = conversation.turns[-1]
     assert turn.stopped and turn.answer_ids == plain[: len(turn.answer_ids)]
-    assert engine.language.discarded == 0 and len(engine._kv_keys) == engine.language.kv_length
+    assert_state_lines_up(engine)
     # The follow-up from the kept state equals one from a fresh state.
     scratch = copy.copy(conversation)
     scratch.turns = list(conversation.turns)

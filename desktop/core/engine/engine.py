@@ -34,6 +34,7 @@ from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 
 __all__ = ["EngineConfig", "ModelInfo", "Preparation", "VLMEngine"]
 
+COMPACT_AFTER_HOLES = 512  # discarded draft positions tolerated in the KV state
 VISION_WEIGHTS = [f"openvino_vision_embeddings{part}_model.bin" for part in ("", "_pos", "_merger")]
 
 
@@ -105,7 +106,8 @@ class VLMEngine:
             self.codec, self.encoder, embed_model, config.max_context_tokens
         )
         self.info = ModelInfo(folder.name, folder, device, manifest.weight_format, manifest)
-        self._kv_keys: list[object] = []  # key of every position the KV state holds
+        # Key of every position the KV state holds, None where a rejected draft was masked out.
+        self._kv_keys: list[object | None] = []
         # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
         self.last_sequence: TokenSequence | None = None
         self.last_prefill_logits: np.ndarray | None = None
@@ -207,14 +209,19 @@ class VLMEngine:
         except Exception as exc:  # nothing half-fed may stay
             self.reset()
             return self._prepared("error", stats, started, f"Reading ahead failed: {describe(exc)}")
-        stats.input_tokens = self.language.kv_length - reuse
+        stats.input_tokens = self._held_tokens - reuse
         return self._prepared("ready" if done else "cancelled", stats, started)
 
     def _prepared(
         self, status: str, stats: AnswerStats, started: float, error: str | None = None
     ) -> Preparation:
         stats.total_s = time.perf_counter() - started
-        return Preparation(status, stats, self.language.kv_length, error)
+        return Preparation(status, stats, self._held_tokens, error)
+
+    @property
+    def _held_tokens(self) -> int:
+        """Prompt positions the KV state holds (discarded draft positions not counted)."""
+        return self.language.kv_length - self.language.discarded
 
     def ask_each(
         self,
@@ -249,9 +256,9 @@ class VLMEngine:
     def _reuse(self, seq: TokenSequence, most: int) -> int:
         """Keeps the longest prefix of `seq` (at most `most` positions) that the KV state holds
         and cuts what follows it; returns its length."""
-        reuse = min(seq.common_prefix(self._kv_keys), most, self.language.kv_length)
-        self.language.truncate(reuse)
-        self._kv_keys = list(seq.keys[:reuse])
+        reuse, kept = seq.held_prefix(self._kv_keys, most)
+        self.language.truncate(kept)
+        del self._kv_keys[kept:]
         return reuse
 
     def _prefill(self, seq: TokenSequence, start: int, cancel: threading.Event):
@@ -267,6 +274,14 @@ class VLMEngine:
             logits = self.language.feed(embeds, seq.position_array(lo, hi), mask, deepstack)
             self._kv_keys.extend(seq.keys[lo:hi])
         return logits
+
+    def _compact_if_sparse(self) -> None:
+        """Rejected drafts stay in the state, masked out, and the next prompt skips them (a
+        copy of the cache after every answer would cost 0.2-0.4 s at 1-2k tokens); once there
+        are many, they go in one copy."""
+        if self.language.discarded > COMPACT_AFTER_HOLES:
+            self.language.compact()
+            self._kv_keys = [key for key in self._kv_keys if key is not None]
 
     def _json_matcher(self, schema: dict, vocab_size: int) -> JsonMatcher:
         if self._json is None:
@@ -321,8 +336,8 @@ class VLMEngine:
             self.language, self.prompts.embed_ids, row, logits, seq.next_position, self._stop,
             drafter,
         )  # fmt: skip
-        self.language.compact()  # rejected drafts out: the state lines up with the next prompt
-        self._kv_keys = [key for key in self._kv_keys + result.fed_keys if key is not None]
+        self._kv_keys += result.fed_keys
+        self._compact_if_sparse()
         if drafter is not None:
             stats.drafted_tokens = drafter.stats.drafted
             stats.accepted_tokens = drafter.stats.accepted
@@ -383,7 +398,7 @@ class VLMEngine:
         """Totals of a finished answer: time to first token and decode speed after it."""
         stats.total_s = now - started
         stats.generated_tokens = generated
-        stats.context_tokens = self.language.kv_length
+        stats.context_tokens = self._held_tokens
         if first_token_at is not None:
             stats.ttft_s = first_token_at - started
             if generated > 1:

@@ -90,12 +90,18 @@ class TokenSequence:
         self.add_tokens([self.special.im_end])
         self.add_text("\n")
 
-    def common_prefix(self, keys: Sequence[object]) -> int:
-        n = min(len(keys), len(self.keys))
-        for i in range(n):
-            if keys[i] != self.keys[i]:
-                return i
-        return n
+    def held_prefix(self, slots: Sequence[object | None], most: int) -> tuple[int, int]:
+        """How much of this prompt a KV state already holds: `slots` are the keys of its
+        positions in order, None where a position was discarded (masked out, skipped here).
+        Returns (prompt positions held, at most `most`; state positions to keep for them)."""
+        matched = kept = 0
+        for key in slots:
+            if key is not None:
+                if matched >= min(most, len(self.keys)) or key != self.keys[matched]:
+                    break
+                matched += 1
+            kept += 1
+        return matched, kept
 
     def position_array(self, start: int, stop: int) -> np.ndarray:
         return np.asarray(self.positions[start:stop], dtype=np.int64).T.reshape(3, stop - start)
