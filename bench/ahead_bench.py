@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import children  # noqa: E402  (bench/ is on sys.path)
 import vlm_bench  # noqa: E402
-from results import write_section  # noqa: E402
+from results import publish  # noqa: E402
 
 HEADING = "## Answer ahead: reading images while the question is typed"
 QUESTION = "What is the total amount?"
@@ -310,9 +310,7 @@ def main() -> int:
         print("torch", torch, flush=True)
     command = "python bench/ahead_bench.py" + (" --write" if args.write else "")
     text = report(args.sizes, runs, torch, command)
-    print(text)
-    if args.write:
-        write_section(HEADING, text)
+    publish(HEADING, text, args.write)
     return 0
 
 

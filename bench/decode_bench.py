@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import children  # noqa: E402  (bench/ is on sys.path)
 import vlm_bench  # noqa: E402
-from results import write_section  # noqa: E402
+from results import publish  # noqa: E402
 
 from desktop.core.engine.engine import COMPACT_AFTER_HOLES  # noqa: E402
 
@@ -260,9 +260,7 @@ def main() -> int:
         COSTS.write_text(json.dumps(verify["costs"]["1000"], indent=1) + "\n")
     command = "python bench/decode_bench.py" + (" --write" if args.write else "")
     text = report(verify, e2e, genai, floor, args.size, command)
-    print(text)
-    if args.write:
-        write_section(HEADING, text)
+    publish(HEADING, text, args.write)
     return 0
 
 

@@ -18,3 +18,10 @@ def write_section(heading: str, body: str, path: Path = RESULTS) -> None:
     else:
         text = text.rstrip("\n") + "\n\n" + body
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def publish(heading: str, text: str, write: bool) -> None:
+    """Prints a benchmark's section; with `write`, also puts it into RESULTS.md."""
+    print(text)
+    if write:
+        write_section(heading, text)

@@ -159,7 +159,9 @@ def test_ocr_refine_takes_one_image(models_dir, screenshot, capsys):
     assert "--refine works on one image at a time" in capsys.readouterr().err
 
 
-def test_ask_grounded_gives_the_model_the_ocr_lines(models_dir, tmp_path, capsys):
+@pytest.fixture
+def total_png(tmp_path):
+    """A screenshot with one line of text the fast OCR reads exactly."""
     from PIL import Image, ImageDraw, ImageFont
 
     image = Image.new("RGB", (640, 160), "white")
@@ -167,6 +169,11 @@ def test_ask_grounded_gives_the_model_the_ocr_lines(models_dir, tmp_path, capsys
     ImageDraw.Draw(image).text((20, 50), "Total due 320.04 GBP", fill="black", font=font)
     path = tmp_path / "total.png"
     image.save(path)
+    return path
+
+
+def test_ask_grounded_gives_the_model_the_ocr_lines(models_dir, total_png, capsys):
+    path = total_png
     code = main(["ask", str(path), "-q", "What is the total?", "--ground", "--json",
                  "--max-new-tokens", "4"])  # fmt: skip
     assert code == 0
@@ -174,18 +181,12 @@ def test_ask_grounded_gives_the_model_the_ocr_lines(models_dir, tmp_path, capsys
     assert "320.04" in data["prompt"] and data["prompt"].endswith("Question: What is the total?")
 
 
-def test_extraction_presets_draft_from_the_ocr_and_answer_the_same(models_dir, tmp_path, capsys):
+def test_extraction_presets_draft_from_the_ocr_and_answer_the_same(models_dir, total_png, capsys):
     import argparse
-
-    from PIL import Image, ImageDraw, ImageFont
 
     from desktop.cli.common import drafting_hints, load_images
 
-    image = Image.new("RGB", (640, 160), "white")
-    font = ImageFont.load_default(size=36)
-    ImageDraw.Draw(image).text((20, 50), "Total due 320.04 GBP", fill="black", font=font)
-    path = tmp_path / "total.png"
-    image.save(path)
+    path = total_png
     images = load_images([str(path)])
 
     def hints(preset, mode, results=None):

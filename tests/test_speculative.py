@@ -102,12 +102,19 @@ def test_greedy_answers_equal_plain_decoding_whatever_the_drafts(
     assert_state_lines_up(engine)
 
 
+def plain_two_turns(engine, image, gen) -> tuple[list[int], list[int]]:
+    """The answer ids of a two-turn chat decoded without drafts, from an empty state."""
+    conversation = Conversation()
+    engine.reset()
+    first = answer_ids(engine, "Describe it.", [image], replace(gen, draft=False), conversation)
+    second = answer_ids(engine, "And the total?", [], replace(gen, draft=False), conversation)
+    engine.reset()
+    return first, second
+
+
 def test_follow_up_after_drafted_answers_stays_exact(engine, image, monkeypatch):
     gen = GenerationSettings(max_new_tokens=16)
-    plain_conv = Conversation()
-    engine.reset()
-    first = answer_ids(engine, "Describe it.", [image], gen, plain_conv)
-    second = answer_ids(engine, "And the total?", [], gen, plain_conv)
+    first, second = plain_two_turns(engine, image, gen)
     drafted_conv = Conversation()
     engine.reset()
     with monkeypatch.context() as patch:
@@ -124,10 +131,7 @@ def test_a_sparse_state_is_compacted_and_stays_exact(engine, image, monkeypatch)
     import desktop.core.engine.engine as engine_module
 
     gen = GenerationSettings(max_new_tokens=16)
-    plain_conv = Conversation()
-    engine.reset()
-    first = answer_ids(engine, "Describe it.", [image], gen, plain_conv)
-    second = answer_ids(engine, "And the total?", [], gen, plain_conv)
+    first, second = plain_two_turns(engine, image, gen)
     drafted_conv = Conversation()
     engine.reset()
     with monkeypatch.context() as patch:
