@@ -17,11 +17,13 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from hub_server import REPO_ID, hub_env
 
 from desktop import APP_NAME, __version__
 from installer import build, layout
 from installer.prune import prune, without_dangling_links
 
+pytest_plugins = ["hub_fixtures"]
 ROOT = Path(__file__).resolve().parents[1]
 ISS = ROOT / "installer" / "desklens.iss"
 SPEC = ROOT / "installer" / "desklens.spec"
@@ -297,6 +299,25 @@ def test_bundle_self_test_passes_from_a_read_only_folder(unpacked, tiny_ir, tmp_
     assert str(user_data_dir(env) / "models" / "tiny") in models.stdout
     # Nothing was written into the installed folder (root ignores the read-only bits).
     assert snapshot(unpacked) == before
+
+
+@pytest.mark.bundle
+def test_bundle_downloads_a_model_from_a_local_hub(unpacked, hub, tmp_path):
+    """A new user of the bundle: `desklens models --download` (what the first-run panel's
+    Download runs) fetches, validates and lists the model; no Python or torch needed."""
+    home = tmp_path / "home"
+    env = {**user_env(home), **{k: v for k, v in hub_env(hub.url, home).items() if "HF_" in k}}
+    env.pop("HF_HUB_OFFLINE", None)
+    exe = unpacked / layout.exe_file(layout.EXE_NAME)
+    result = subprocess.run(
+        [str(exe), "models", "--download", REPO_ID],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    folder = user_data_dir(env) / "models" / REPO_ID.split("/")[1]
+    assert f"Ready: {folder}" in result.stdout
+    listed = subprocess.run([str(exe), "models"], capture_output=True, text=True, env=env)
+    assert str(folder) in listed.stdout and "unusable" not in listed.stdout
 
 
 @pytest.mark.bundle

@@ -40,7 +40,7 @@ class DownloadBox(QWidget):
         layout.setSpacing(6)
         layout.addWidget(
             text_label(
-                "Download the ready-made model (about 2.6 GB, INT8 weights, from the Hugging "
+                "Download the ready-made model (INT8 weights, a few GB, from the Hugging "
                 "Face hub). It continues where it stopped if interrupted.",
                 "muted",
             )
@@ -105,6 +105,7 @@ class DownloadBox(QWidget):
         self.status_label.setObjectName("errorText" if error else "")
         self.status_label.style().polish(self.status_label)  # the object name picks the colour
         self.status_label.setText(text)
+        self.status_label.setVisible(bool(text))
 
     def _set_busy(self, busy: bool) -> None:
         self.repo_edit.setEnabled(not busy)
