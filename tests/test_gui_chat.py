@@ -13,6 +13,7 @@ from test_gui_support import SIGNAL_TIMEOUT_MS, hold_after_first_token, send
 from desktop.core.history import HistoryStore
 from desktop.gui.app import HISTORY_FOLDER
 from desktop.gui.messages import AssistantMessage, ErrorMessage, UserMessage
+from desktop.gui.settings import AppSettings, SettingsStore
 
 pytestmark = pytest.mark.gui
 pytest_plugins = ["test_gui_support"]
@@ -108,6 +109,9 @@ def test_escape_stops_too(qtbot, launch, tiny_ir):
 
 def test_conversation_persists_and_can_be_continued(qtbot, launch, tiny_ir, sample_image, tmp_path):
     data = tmp_path / "shared-data"
+    data.mkdir()
+    # Replaying by the follow-up itself (test_gui_prepare covers the chat read ahead instead).
+    SettingsStore(data).save(AppSettings(prepare_ahead=False))
     first = launch(data_dir=data, model_dir=tiny_ir)
     answer_one = send(qtbot, first, "What is in the picture?", [sample_image]).answer
     assert answer_one.ok

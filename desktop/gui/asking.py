@@ -83,6 +83,7 @@ class AskFlow(QObject):
                 request.images,
                 request.settings,
                 user_message_id=request.user_message_id,
+                hints=request.hints,
             )
         )
 
@@ -118,7 +119,8 @@ class AskFlow(QObject):
             return
         window.chat.add(UserMessage(question, images, window.actions_hub))
         window.extraction.update_button()
-        self._submit(AskRequest(conversation_id, question, images, settings))
+        hints = window.extraction.known_text(images)
+        self._submit(AskRequest(conversation_id, question, images, settings, hints=hints))
 
     def _submit(self, request: AskRequest) -> None:
         window = self._window

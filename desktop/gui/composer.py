@@ -161,6 +161,10 @@ class Composer(QFrame):
         self.count_label = QLabel()
         self.count_label.setObjectName("muted")
         row.addWidget(self.count_label)
+        self.hint_label = QLabel()  # "Reading the image…" / "Ready": see preparing.py
+        self.hint_label.setObjectName("muted")
+        self.hint_label.setAccessibleName("Reading ahead")
+        row.addWidget(self.hint_label)
         self.presets_label = QLabel("Ask AI:")
         self.presets_label.setObjectName("muted")
         row.addSpacing(6)
@@ -237,6 +241,14 @@ class Composer(QFrame):
         self.attach_button.setIcon(line_icon("attach", theme.muted))
         name = "stop" if self._generating else "send"
         self.send_button.setIcon(line_icon(name, theme.accent_text))
+
+    def set_hint(self, text: str) -> None:
+        """A quiet note next to the image count (empty hides it)."""
+        self.hint_label.setText(f"· {text}" if text and self._attachments else text)
+        self.hint_label.setToolTip(
+            "Read ahead while you type: the answer starts as soon as you send" if text else ""
+        )
+        self.hint_label.setVisible(bool(text))
 
     def focus_editor(self) -> None:
         self.editor.setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -70,6 +70,18 @@ class ExtractionFlow(QObject):
                     seen.setdefault(ref.digest, ref)
         return list(seen.values())
 
+    def known_text(self, refs: list[ImageRef]) -> list[str]:
+        """The fast-OCR text the chat already shows for these images (Extract text was
+        clicked): the answer often copies it, so the model drafts from it."""
+        digests = {ref.digest for ref in refs}
+        texts: dict[str, None] = {}  # ordered and without repeats
+        for message in self._window.chat.messages():
+            if isinstance(message, OcrMessage) and message.image.digest in digests:
+                for text in (message.result.text, message.result.markdown):
+                    if text:
+                        texts[text] = None
+        return list(texts)
+
     def update_button(self) -> None:
         window = self._window
         window.extract_all_button.setEnabled(

@@ -39,6 +39,7 @@ from desktop.gui.messages import (
 from desktop.gui.model_choice import choose_model, models_dir
 from desktop.gui.notice import Notice
 from desktop.gui.ocr_worker import OcrController
+from desktop.gui.preparing import PrepareFlow
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.settings_dialog import SettingsDialog
 from desktop.gui.sidebar import Sidebar
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.asking = AskFlow(self)
         self.extraction = ExtractionFlow(self)
         self._connect()
+        self.preparing = PrepareFlow(self)  # after _connect: its slots see the window updated
         self._restore_geometry()
         self.sidebar.refresh()
         self.extraction.update_button()
@@ -354,6 +356,7 @@ class MainWindow(QMainWindow):
         if (new.theme, new.font_size) != (old.theme, old.font_size):
             apply_theme(QGuiApplication.instance(), new.theme, new.font_size)
             self._refresh_icons()
+        self.preparing.update()  # reading ahead may have been turned on or off
         if new.model_dir != old.model_dir:  # the user picked another model: it wins
             self._explicit_model = None
         if (new.model_dir, new.engine_options()) != (old.model_dir, old.engine_options()):

@@ -193,6 +193,7 @@ class OcrWorker(QObject):
 class OcrController(QObject):
     """GUI-side handle of the OCR thread."""
 
+    jobs_changed = Signal()  # a job was queued or finished: `busy` may have changed
     _run_requested = Signal(object)
     _warm_up_requested = Signal()
 
@@ -209,12 +210,18 @@ class OcrController(QObject):
     def thread(self) -> QThread:
         return self._thread.thread
 
+    @property
+    def busy(self) -> bool:
+        """An extraction is queued or running."""
+        return bool(self._jobs)
+
     def warm_up(self) -> None:
         self._warm_up_requested.emit()
 
     def run(self, job: OcrJob) -> None:
         self._jobs.append(job)
         self._run_requested.emit(job)
+        self.jobs_changed.emit()
 
     def cancel_all(self) -> None:
         for job in self._jobs:
@@ -233,3 +240,4 @@ class OcrController(QObject):
     @Slot(object)
     def _on_job_finished(self, job: OcrJob) -> None:
         self._jobs = [j for j in self._jobs if j is not job]
+        self.jobs_changed.emit()

@@ -29,6 +29,9 @@ class AppSettings:
     max_new_tokens: int = 1024
     theme: str = "system"
     font_size: int = 0  # points; 0 keeps the system's size
+    # Read attached images (and a reopened chat) while the question is typed; off saves
+    # battery, at the cost of a slower first answer.
+    prepare_ahead: bool = True
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(self.device, self.max_visual_tokens)
@@ -41,6 +44,17 @@ class EngineOptions:
 
     device: str
     max_visual_tokens: int
+
+
+def _parse(raw: object, default: object) -> object:
+    """`raw` as read from the INI file, in the type of `default`. Booleans come back as the
+    strings "true" / "false", and bool("false") is True."""
+    if isinstance(default, bool):
+        text = str(raw).strip().lower()
+        if text not in ("true", "false", "1", "0"):
+            raise ValueError(f"not a boolean: {raw!r}")
+        return text in ("true", "1")
+    return type(default)(raw)
 
 
 class SettingsStore:
@@ -56,7 +70,7 @@ class SettingsStore:
             default = getattr(defaults, field.name)
             raw = self._qsettings.value(f"app/{field.name}", default)
             try:
-                values[field.name] = type(default)(raw)
+                values[field.name] = _parse(raw, default)
             except (TypeError, ValueError):  # a hand-edited or damaged value: use the default
                 values[field.name] = default
         settings = AppSettings(**values)

@@ -1,4 +1,5 @@
-"""Preferences: model folder, device, image detail, answer length, theme, font size."""
+"""Preferences: model folder, device, image detail, answer length, reading ahead, theme, font
+size."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import replace
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -86,6 +88,15 @@ class SettingsDialog(QDialog):
         self.length_spin.setValue(settings.max_new_tokens)
         form.addRow("Max answer length", self.length_spin)
 
+        self.prepare_check = QCheckBox("Read images while I type")
+        self.prepare_check.setAccessibleName("Read images while I type")
+        self.prepare_check.setToolTip(
+            "Start reading attached images, and a reopened chat, before you press Send, so the "
+            "answer starts sooner. Turn it off to save battery."
+        )
+        self.prepare_check.setChecked(settings.prepare_ahead)
+        form.addRow("Speed", self.prepare_check)
+
         self.theme_combo = QComboBox()
         self.theme_combo.setAccessibleName("Theme")
         for theme in THEMES:
@@ -119,6 +130,7 @@ class SettingsDialog(QDialog):
             device=self.device_combo.currentText(),
             max_visual_tokens=DETAIL_LEVELS[self.detail_slider.value()],
             max_new_tokens=self.length_spin.value(),
+            prepare_ahead=self.prepare_check.isChecked(),
             theme=self.theme_combo.currentData(),
             font_size=self.font_spin.value(),
         )

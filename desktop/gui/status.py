@@ -70,7 +70,7 @@ class StatusBar(QStatusBar):
         if stats is None or not stats.generated_tokens:
             self.stats_label.setText("")
             return
-        self.stats_label.setText(f"TTFT {stats.ttft_s:.2f} s · {stats.tokens_per_s:.1f} tok/s")
+        self.stats_label.setText(stats_text(stats))
 
     def set_batch(self, done: int, total: int) -> None:
         for widget in (self.progress_label, self.progress, self.cancel_button):
@@ -82,3 +82,11 @@ class StatusBar(QStatusBar):
     def end_batch(self) -> None:
         for widget in (self.progress_label, self.progress, self.cancel_button):
             widget.hide()
+
+
+def stats_text(stats: AnswerStats) -> str:
+    """The speed line of an answer; drafted tokens only when drafting ran."""
+    text = f"TTFT {stats.ttft_s:.2f} s · {stats.tokens_per_s:.1f} tok/s"
+    if stats.drafted_tokens:
+        text += f" · {stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted"
+    return text

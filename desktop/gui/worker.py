@@ -1,8 +1,10 @@
 """The inference worker: one QObject on its own QThread owns the VLM engine.
 
 Requests arrive by queued signals and run one after another in arrival order (a question sent
-while the model still loads simply waits its turn). The worker also writes the question and
-the answer to the history, so no SQLite commit or PNG encoding happens on the GUI thread.
+while the model still loads simply waits its turn). A preparation (`PrepareRequest`) does the
+work of the next question that does not depend on its words while the user types it. The
+worker also writes the question and the answer to the history, so no SQLite commit or PNG
+encoding happens on the GUI thread.
 OpenVINO is imported here, in the worker thread, on the first load.
 """
 
@@ -26,7 +28,7 @@ from desktop.gui.settings import EngineOptions
 from desktop.gui.threads import WorkerThread
 
 if TYPE_CHECKING:
-    from desktop.core.engine import VLMEngine
+    from desktop.core.engine import Preparation, VLMEngine
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +43,25 @@ class AskRequest:
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     user_message_id: int | None = None  # set on a retry: the question is already stored
     cancel: threading.Event = field(default_factory=threading.Event)
+    hints: list[str] = field(default_factory=list)  # fast-OCR text of the images, for drafting
+
+
+@dataclass
+class PrepareRequest:
+    """Read `images` (and the conversation's history) before the question is sent."""
+
+    conversation_id: int | None  # None: a new chat, no history yet
+    images: list[ImageRef]
+    settings: GenerationSettings = field(default_factory=GenerationSettings)
+    # Set from the GUI thread: the worker's slot is busy while a preparation runs, so a queued
+    # signal would only arrive after it. Also marks a request superseded before it started.
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class PrepareResult:
+    request: PrepareRequest
+    preparation: Preparation | None  # None: not run (superseded before it started, no model)
 
 
 @dataclass
@@ -56,6 +77,7 @@ class AskResult:
 class EngineWorker(QObject):
     token = Signal(str)
     finished = Signal(object)  # AskResult
+    prepared = Signal(object)  # PrepareResult, one per PrepareRequest
     error = Signal(str)  # the model could not be loaded
     state = Signal(str)  # "loading" | "ready" | "generating" | "error"
     loaded = Signal(object)  # ModelInfo
@@ -128,6 +150,26 @@ class EngineWorker(QObject):
         self.finished.emit(result)
         self.state.emit("ready")
 
+    @Slot(object)
+    def prepare(self, request: PrepareRequest) -> None:
+        engine = self._engine
+        if engine is None or request.cancel.is_set():  # a newer request or a Send came first
+            self.prepared.emit(PrepareResult(request, None))
+            return
+        from desktop.core.engine import Preparation
+
+        try:
+            images = [ref.load() for ref in request.images]
+        except ImageError as exc:  # the Send reports it the usual way
+            self.prepared.emit(PrepareResult(request, Preparation("error", error=str(exc))))
+            return
+        if request.conversation_id is None:
+            conversation = Conversation()  # a new chat's prompt; its id does not exist yet
+        else:
+            conversation = self._conversation_for(request.conversation_id)
+        preparation = engine.prepare(conversation, images, request.settings, request.cancel)
+        self.prepared.emit(PrepareResult(request, preparation))
+
     def _answer(self, engine: VLMEngine, request: AskRequest) -> AskResult:
         try:
             images = [ref.load() for ref in request.images]
@@ -150,7 +192,7 @@ class EngineWorker(QObject):
             result.answer = Answer("", "stopped")
         else:
             result.answer = engine.ask(
-                conversation, request.question, images, request.settings, on_text
+                conversation, request.question, images, request.settings, on_text, request.hints
             )
         result.notes = conversation.notes[notes_before:]
         turn = conversation.turns[-1] if conversation.turns else None
@@ -216,6 +258,7 @@ class EngineController(QObject):
 
     _load_requested = Signal(str, object)
     _ask_requested = Signal(object)
+    _prepare_requested = Signal(object)
     _forget_requested = Signal(int)
 
     def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
@@ -224,9 +267,12 @@ class EngineController(QObject):
         self._thread = WorkerThread(self.worker, "desklens-engine")
         self._load_requested.connect(self.worker.load)
         self._ask_requested.connect(self.worker.ask)
+        self._prepare_requested.connect(self.worker.prepare)
         self._forget_requested.connect(self.worker.forget)
         self.worker.finished.connect(self._on_finished)
         self._pending: list[AskRequest] = []
+        self._preparation: PrepareRequest | None = None  # the latest; older ones are cancelled
+        self._closed = False
 
     @property
     def busy(self) -> bool:
@@ -238,11 +284,28 @@ class EngineController(QObject):
         return self._thread.thread
 
     def load(self, folder: str, options: EngineOptions) -> None:
+        self.cancel_preparation()  # the old engine's state is about to go
         self._load_requested.emit(folder, options)
 
     def ask(self, request: AskRequest) -> None:
+        # The ask continues from whatever the preparation fed; it must not wait for the rest.
+        self.cancel_preparation()
         self._pending.append(request)
         self._ask_requested.emit(request)
+
+    def prepare(self, request: PrepareRequest) -> None:
+        """Supersedes the previous preparation (running or queued) with `request`."""
+        self.cancel_preparation()
+        if self._closed:
+            return
+        self._preparation = request
+        self._prepare_requested.emit(request)
+
+    def cancel_preparation(self) -> None:
+        """Any running or queued preparation ends at its next prefill chunk (or never starts)."""
+        if self._preparation is not None:
+            self._preparation.cancel.set()
+            self._preparation = None
 
     def forget(self, conversation_id: int) -> None:
         self._forget_requested.emit(conversation_id)
@@ -251,9 +314,11 @@ class EngineController(QObject):
         """Stops every queued and running request (the running one keeps its partial text)."""
         for request in self._pending:
             request.cancel.set()
+        self.cancel_preparation()
         self.worker.stop_engine()
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        self._closed = True  # no new preparation after this
         self.stop()
         return self._thread.shutdown(timeout_ms)
 

@@ -1,0 +1,150 @@
+"""Reading ahead: while the user types, the engine thread reads the attached images (and the
+history of a reopened chat), so Send has only the question's own tokens left to feed.
+
+The flow keeps one target: the open conversation and the composer's images. Whenever
+something it depends on changes, a preparation that no longer fits is cancelled at once, from
+this thread (the worker's slot is busy while one runs, so a queued signal would come too late),
+and the new one is requested once the current event is done: a Send clears the composer and
+queues its question in the same event, and a preparation of the emptied composer must not go
+ahead of that question. Nothing is prepared while a question is queued or answered (it builds
+the state itself), while the fast OCR works (it has priority over both CPU cores), without a
+model, or with the setting off. An interrupted preparation loses nothing: what it fed stays in
+the KV state and the next request (or the Send) continues from there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Slot
+
+from desktop.gui.messages import AssistantMessage
+from desktop.gui.worker import AskResult, PrepareRequest, PrepareResult
+
+if TYPE_CHECKING:
+    from desktop.gui.main_window import MainWindow
+
+READY = "Ready"
+
+
+@dataclass(frozen=True)
+class _Target:
+    conversation_id: int | None
+    digests: tuple[str, ...]
+
+    def reading_text(self) -> str:
+        count = len(self.digests)
+        if count == 0:
+            return "Reading the chat…"
+        return "Reading the image…" if count == 1 else f"Reading {count} images…"
+
+
+class PrepareFlow(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self._request: PrepareRequest | None = None  # the latest one asked of the worker
+        self._target: _Target | None = None  # what it prepares (running, queued or done)
+        # The conversation whose history the engine's KV state holds (after its answer or its
+        # preparation): reopening it again, or removing the images, needs no new preparation.
+        self._held: int | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._request_target)
+        worker = window.engine.worker
+        worker.prepared.connect(self._on_prepared)
+        worker.finished.connect(self._on_answered)
+        worker.state.connect(self._on_engine_state)
+        worker.loaded.connect(self.update)
+        window.composer.attachments_changed.connect(self.update)
+        window.sidebar.conversation_selected.connect(self.update)
+        window.ocr.jobs_changed.connect(self.update)
+
+    @Slot()
+    def update(self, *_args) -> None:
+        """Something the preparation depends on may have changed (images, chat, OCR, model,
+        settings)."""
+        if self._wanted() != self._target:
+            self._cancel()
+        self._timer.start()
+
+    @property
+    def settled(self) -> bool:
+        """No decision waits for the event loop: what should be prepared has been asked for."""
+        return not self._timer.isActive()
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _wanted(self) -> _Target | None:
+        window = self._window
+        if not (window.settings.prepare_ahead and window.model_loaded):
+            return None
+        if window.engine.busy or window.ocr.busy:
+            return None
+        images = window.composer.attachments()
+        conversation_id = window.conversation_id
+        if not images and (conversation_id == self._held or not self._shows_answers()):
+            return None  # nothing to read ahead: no earlier turns, or the state holds them
+        return _Target(conversation_id, tuple(ref.digest for ref in images))
+
+    def _shows_answers(self) -> bool:
+        """The open chat has answered turns (a chat of extracted text alone has none)."""
+        return any(isinstance(m, AssistantMessage) for m in self._window.chat.messages())
+
+    @Slot()
+    def _request_target(self) -> None:
+        window = self._window
+        wanted = self._wanted()
+        if wanted == self._target:
+            return  # already asked for (running, queued or done)
+        self._cancel()
+        if wanted is None:
+            return
+        if wanted.conversation_id != self._held:
+            self._held = None  # the preparation replaces what the state holds
+        images, settings = window.composer.attachments(), window.asking.generation_settings()
+        request = PrepareRequest(wanted.conversation_id, images, settings)
+        self._request, self._target = request, wanted
+        window.composer.set_hint(wanted.reading_text())
+        window.engine.prepare(request)
+
+    def _cancel(self) -> None:
+        if self._request is not None:
+            self._request.cancel.set()
+        self._request = self._target = None
+        self._window.composer.set_hint("")
+
+    @Slot(object)
+    def _on_prepared(self, result: PrepareResult) -> None:
+        if result.request is not self._request:
+            return  # superseded meanwhile
+        preparation = result.preparation
+        status = preparation.status if preparation is not None else "skipped"
+        if status == "ready":
+            self._held = result.request.conversation_id
+            self._window.composer.set_hint(READY)
+            return
+        # Cancelled by someone else (a model load, a Stop): asked again at the next change.
+        # An error or a skip keeps its target, so a failing image is not read over and over;
+        # the Send reports the problem as usual.
+        self._window.composer.set_hint("")
+        if status == "cancelled":
+            self._request = self._target = None
+
+    @Slot(object)
+    def _on_answered(self, result: AskResult) -> None:
+        # An answered (or stopped) question leaves its conversation in the state; an error
+        # resets the engine.
+        self._held = result.request.conversation_id if result.answer.ok else None
+        self.update()
+
+    @Slot(str)
+    def _on_engine_state(self, state: str) -> None:
+        # A new engine holds nothing, and what was prepared went with the old one (the
+        # controller cancelled it). Not on `loaded`: the window's own slot for it runs first,
+        # in an event of its own, and a request made in between is for the new engine.
+        if state == "loading":
+            self._held = None
+            self._cancel()
