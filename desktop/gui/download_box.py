@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QProgressBar, QVBo
 
 from desktop.core.model_setup.download import DEFAULT_REPO, target_name
 from desktop.core.model_setup.progress import Progress, describe
-from desktop.gui.setup_process import SetupProcess, desklens_command
+from desktop.gui.setup_process import SetupProcess, desklens_command, models_dir_problem
 from desktop.gui.widgets import push_button, text_label
 
 BAR_STEPS = 1000
@@ -77,6 +77,11 @@ class DownloadBox(QWidget):
     def start(self) -> None:
         repo = self.repo_edit.text().strip()
         if self.running or not repo:
+            return
+        problem = models_dir_problem(self.models_dir)
+        if problem:
+            self.download_button.setText("Try again")
+            self._status(problem, error=True)
             return
         target = self.models_dir / target_name(repo)
         command = [*desklens_command(), "models", "--download", repo, "--progress", "json"]

@@ -30,7 +30,12 @@ from PySide6.QtWidgets import (
 from desktop.core.model_setup.checks import IR_MARKER
 from desktop.core.model_setup.staging import TMP_PREFIX
 from desktop.gui.download_box import DownloadBox
-from desktop.gui.setup_process import SOURCE_ROOT, SetupProcess, desklens_command
+from desktop.gui.setup_process import (
+    SOURCE_ROOT,
+    SetupProcess,
+    desklens_command,
+    models_dir_problem,
+)
 from desktop.gui.widgets import flat_button, push_button, text_label
 
 CONVERT_SCRIPT = SOURCE_ROOT / "convert.py"
@@ -185,6 +190,11 @@ class FirstRunPanel(QFrame):
     def start(self, source: str, weight_format: str | None = None) -> None:
         """Imports `source` if it holds OpenVINO IR, else converts it (hub id or checkpoint)."""
         if self.running:
+            return
+        problem = models_dir_problem(self.models_dir)
+        if problem:
+            self.result_label.setText(problem)
+            self.result_label.show()
             return
         importing = (Path(source).expanduser() / IR_MARKER).is_file()
         fmt = None if importing else (weight_format or WEIGHT_FORMATS[0])

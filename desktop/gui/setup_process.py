@@ -27,6 +27,20 @@ def desklens_command() -> list[str]:
     return [sys.executable, "-m", "desktop"]
 
 
+def models_dir_problem(models_dir: Path) -> str | None:
+    """Why the child could not create the models folder, found by looking only (the GUI
+    thread does not write; the child creates the folder)."""
+    probe = models_dir
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return (
+            f"Cannot create the models folder {models_dir}: {probe} is a file, not a folder. "
+            "Move it away or choose another data folder."
+        )
+    return None
+
+
 class SetupProcess(QObject):
     line = Signal(str)  # each line the child prints (stdout and stderr merged)
     finished = Signal(int, bool)  # exit code, whether it crashed or was killed
@@ -40,8 +54,7 @@ class SetupProcess(QObject):
     def running(self) -> bool:
         return self._process is not None
 
-    @property
-    def pid(self) -> int:
+    def processId(self) -> int:  # noqa: N802  (QProcess's name: callers treat it as one)
         return self._process.processId() if self._process is not None else 0
 
     def start(self, command: list[str]) -> None:
