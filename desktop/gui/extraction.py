@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
+from desktop.core.refine import ocr_source_texts
 from desktop.gui import export
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.messages import ErrorMessage, OcrMessage, UserMessage
@@ -77,9 +78,8 @@ class ExtractionFlow(QObject):
         texts: dict[str, None] = {}  # ordered and without repeats
         for message in self._window.chat.messages():
             if isinstance(message, OcrMessage) and message.image.digest in digests:
-                for text in (message.result.text, message.result.markdown):
-                    if text:
-                        texts[text] = None
+                result = message.result
+                texts.update(dict.fromkeys(ocr_source_texts(result.text, result.markdown)))
         return list(texts)
 
     def update_button(self) -> None:
