@@ -20,10 +20,16 @@ STOP_GRACE_MS = 5000
 CLOSE_GRACE_MS = 3000  # closing the app waits this long for the child to clean up
 
 
+CONSOLE_EXE = "desklens.exe" if sys.platform == "win32" else "desklens"  # installer/layout.py
+
+
 def desklens_command() -> list[str]:
-    """How to run `desklens ...` from here: the bundle's own executable, or this Python."""
+    """How to run `desklens ...` from here: the bundle's console executable (on Windows the
+    app runs as the windowed desklensw.exe, which has no stdout to report through), or this
+    Python with the package."""
     if getattr(sys, "frozen", False):
-        return [sys.executable]
+        console = Path(sys.executable).with_name(CONSOLE_EXE)
+        return [str(console if console.is_file() else Path(sys.executable))]
     return [sys.executable, "-m", "desktop"]
 
 
