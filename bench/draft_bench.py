@@ -70,11 +70,17 @@ def add_one_drop_one(k: int, drafted: int, accepted: int) -> int:
     return k + 1 if accepted >= drafted else k - 1
 
 
+def add_two_drop_one_or_reset(k: int, drafted: int, accepted: int) -> int:
+    """+2 after a full accept, -1 after a partial one, back to 1 when nothing was accepted."""
+    return 1 if accepted == 0 else add_two_drop_one(k, drafted, accepted)
+
+
 # Candidate k rules; the drafter's default is the one that measured best.
 K_RULES: dict[str, KRule] = {
     "double/fit": double_or_fit,
     "+2/-1": add_two_drop_one,
     "+1/-1": add_one_drop_one,
+    "+2/-1/miss->1": add_two_drop_one_or_reset,
 }
 # The OCR's draft forms (refine.ocr_source_texts): as laid out, plain (cells spaced, no blank
 # lines), its Markdown, and that with each paragraph's lines joined.
