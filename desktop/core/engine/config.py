@@ -13,10 +13,12 @@ from desktop.core.manifest import Manifest
 # One visual token is 32x32 px. 1,280 tokens (~1.3 MP) keeps a 1280x720 screenshot at full
 # resolution and is the top of the range Qwen recommends for document reading; users can raise it.
 DEFAULT_MAX_VISUAL_TOKENS = 1280
-# Prefill is fed in chunks of this many tokens, so that a cancelled preparation or a Stop waits
-# for one chunk at most. Measured on the 2B shape (bench/RESULTS.md): 256-token chunks cost the
-# same as one call for a 900-token prompt (~1.2 s of work per chunk on 2 cores).
-PREFILL_CHUNK_TOKENS = 256
+# A preparation feeds its prefill in chunks of this many tokens, so that a cancel waits for one
+# chunk at most. Measured on the 2B shape (bench/RESULTS.md, 887-token prompt at 1280x720):
+# one call 5.6 s, 512-token chunks 7.9 s, 256 10.3 s, 64 11.4 s: every chunk after the first is
+# fed over a held cache at about half the speed. So the first 1,024 tokens (a
+# 1280x720 screenshot's whole prompt) go in one call; `ask` feeds its prompt in one call.
+PREFILL_CHUNK_TOKENS = 1024
 
 
 @dataclass

@@ -34,7 +34,10 @@ from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 
 __all__ = ["EngineConfig", "ModelInfo", "Preparation", "VLMEngine"]
 
-COMPACT_AFTER_HOLES = 512  # discarded draft positions tolerated in the KV state
+# Discarded draft positions tolerated in the KV state. Measured (bench/decode_bench.py): a
+# masked position costs a decode step what a held one does (~0.012 ms); removing them costs one
+# copy of the cache (0.4 s at 2k tokens). Past ~128, a long next answer pays more than the copy.
+COMPACT_AFTER_HOLES = 128
 VISION_WEIGHTS = [f"openvino_vision_embeddings{part}_model.bin" for part in ("", "_pos", "_merger")]
 
 
@@ -261,13 +264,14 @@ class VLMEngine:
         del self._kv_keys[kept:]
         return reuse
 
-    def _prefill(self, seq: TokenSequence, start: int, cancel: threading.Event):
-        """Feeds seq[start:] chunk by chunk; the last chunk's logits, or None when `cancel` was
-        set before the end (the fed chunks stay in the state, recorded in _kv_keys)."""
-        chunk = max(1, self.config.prefill_chunk_tokens)
+    def _prefill(self, seq: TokenSequence, start: int, cancel: threading.Event | None = None):
+        """Feeds seq[start:], in chunks when it can be cancelled; the last chunk's logits, or
+        None when `cancel` was set before the end (the fed chunks stay in the state, recorded
+        in _kv_keys)."""
+        chunk = max(1, self.config.prefill_chunk_tokens) if cancel is not None else len(seq)
         logits = None
         for lo in range(start, len(seq), chunk):
-            if cancel.is_set():
+            if cancel is not None and cancel.is_set():
                 return None
             hi = min(lo + chunk, len(seq))
             embeds, mask, deepstack = self.prompts.embed_chunk(seq, lo, hi)
@@ -278,7 +282,7 @@ class VLMEngine:
     def _compact_if_sparse(self) -> None:
         """Rejected drafts stay in the state, masked out, and the next prompt skips them (a
         copy of the cache after every answer would cost 0.2-0.4 s at 1-2k tokens); once there
-        are many, they go in one copy."""
+        are COMPACT_AFTER_HOLES, they go in one copy."""
         if self.language.discarded > COMPACT_AFTER_HOLES:
             self.language.compact()
             self._kv_keys = [key for key in self._kv_keys if key is not None]
@@ -317,12 +321,9 @@ class VLMEngine:
         # Reuse the KV state for the longest prefix it already holds; feed only the rest.
         reuse = self._reuse(seq, len(seq) - 1)
         t0 = time.perf_counter()
-        logits = self._prefill(seq, reuse, self._stop)
+        logits = self._prefill(seq, reuse)  # one call: chunks would cost time (config.py)
         stats.prefill_s = time.perf_counter() - t0
         stats.input_tokens = len(seq) - reuse
-        if logits is None:  # stopped before the first token: the history stays as it was
-            self._close_stats(stats, 0, started, None, time.perf_counter())
-            return Answer("", "stopped", stats)
         self.last_sequence, self.last_prefill_logits = seq, logits
 
         matcher = (
