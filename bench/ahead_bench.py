@@ -103,6 +103,22 @@ def child_ahead(model: str, size: str) -> dict:
     return rows
 
 
+def child_t0(model: str, size: str, repeat: str = "3") -> dict:
+    """Send at once after attaching vs no preparation at all, interleaved: the vision call's
+    time varies by tens of percent from run to run here, so one pair cannot tell 5 %."""
+    from desktop.core.chat import Conversation
+
+    engine = _engine(model)
+    today, at_once = [], []
+    for variant in range(int(repeat)):
+        engine.reset()
+        image = _image(size, 200 + 2 * variant)
+        today.append(engine.ask(Conversation(), QUESTION, [image], _settings()).stats.ttft_s)
+        engine.reset()
+        at_once.append(send_after(engine, _image(size, 201 + 2 * variant), 0.0)["send_to_first_s"])
+    return {"today_s": today, "at_once_s": at_once}
+
+
 def child_reopened(model: str, size: str) -> dict:
     """A two-turn chat, then a restart (empty KV state and image cache): the first follow-up."""
     from desktop.core.chat import Conversation
@@ -191,6 +207,7 @@ def _timed(work) -> float:
 
 CHILDREN = {
     "ahead": child_ahead,
+    "t0": child_t0,
     "reopened": child_reopened,
     "chunks": child_chunks,
     "memory": child_memory,
