@@ -48,6 +48,18 @@ class AnswerStats:
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
 
+    def close(
+        self, generated: int, context: int, started: float, first_token_at: float | None, now: float
+    ) -> None:
+        """Totals of a finished answer: time to first token and decode speed after it."""
+        self.total_s = now - started
+        self.generated_tokens = generated
+        self.context_tokens = context
+        if first_token_at is not None:
+            self.ttft_s = first_token_at - started
+            if generated > 1:
+                self.tokens_per_s = (generated - 1) / max(now - first_token_at, 1e-9)
+
 
 @dataclass
 class Answer:

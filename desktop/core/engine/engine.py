@@ -342,7 +342,9 @@ class VLMEngine:
         if drafter is not None:
             stats.drafted_tokens = drafter.stats.drafted
             stats.accepted_tokens = drafter.stats.accepted
-        self._close_stats(stats, len(row.ids), started, result.first_token_at, time.perf_counter())
+        stats.close(
+            len(row.ids), self._held_tokens, started, result.first_token_at, time.perf_counter()
+        )
         if row.finish == "stopped" and not row.ids:
             return Answer("", "stopped", stats)  # nothing said: the history stays as it was
         conversation.turns.append(
@@ -384,23 +386,6 @@ class VLMEngine:
         answers = []
         for row, item in zip(rows, stats, strict=True):
             item.prefill_s = prefill_s
-            self._close_stats(item, len(row.ids), started, first_token_at, now)
+            item.close(len(row.ids), self._held_tokens, started, first_token_at, now)
             answers.append(Answer(row.text, row.finish or "length", item))
         return answers
-
-    def _close_stats(
-        self,
-        stats: AnswerStats,
-        generated: int,
-        started: float,
-        first_token_at: float | None,
-        now: float,
-    ) -> None:
-        """Totals of a finished answer: time to first token and decode speed after it."""
-        stats.total_s = now - started
-        stats.generated_tokens = generated
-        stats.context_tokens = self._held_tokens
-        if first_token_at is not None:
-            stats.ttft_s = first_token_at - started
-            if generated > 1:
-                stats.tokens_per_s = (generated - 1) / max(now - first_token_at, 1e-9)
