@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tiny_models import run_convert
 
 ROOT = Path(__file__).resolve().parents[1]
+pytest_plugins = ["hub_fixtures"]  # the stand-in hub, for the download, first-run and bundle tests
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tests never reach a hub
@@ -24,7 +24,7 @@ os.environ.setdefault("OPENVINO_TELEMETRY_DISABLE", "1")
 
 def _build_key() -> str:
     digest = hashlib.sha256()
-    for path in (ROOT / "tests" / "model_factory.py", ROOT / "convert.py"):
+    for path in (ROOT / "tests" / "support" / "model_factory.py", ROOT / "convert.py"):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -48,18 +48,6 @@ def tiny_checkpoint(artifacts_dir: Path) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         build_checkpoint(folder)
     return folder
-
-
-def run_convert(*args: str, env: dict | None = None, timeout: int = 600):
-    """Runs the real convert.py CLI in a subprocess."""
-    return subprocess.run(
-        [sys.executable, str(ROOT / "convert.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-    )
 
 
 def _converted(artifacts_dir: Path, checkpoint: Path, weight_format: str) -> Path:

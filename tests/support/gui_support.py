@@ -1,15 +1,13 @@
-"""Shared helpers for the GUI tests: launching isolated app instances, synthetic drops,
-images with real text, and a "slow model" hook that holds the answer after its first token."""
+"""Shared helpers for the GUI tests (their fixtures are in tests/gui/conftest.py): synthetic
+drops, images with real text, and a "slow model" hook that holds the answer after its first
+token."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 
-import pytest
 from PIL import Image, ImageDraw, ImageFont
-
-pytestmark = pytest.mark.gui
 
 SIGNAL_TIMEOUT_MS = 120_000  # generous: two shared CPU cores; tests wait for events, never sleep
 FONT_CANDIDATES = (
@@ -86,42 +84,6 @@ def hold_after_first_token(window) -> threading.Event:
 
     window.engine.worker.token.connect(hold, Qt.ConnectionType.DirectConnection)
     return holding
-
-
-@pytest.fixture
-def isolated_env(monkeypatch, tmp_path):
-    """No model is found unless a test passes one; nothing is read from the user's folders."""
-    empty = tmp_path / "no-models"
-    empty.mkdir()
-    monkeypatch.setenv("DESKLENS_MODELS_DIR", str(empty))
-    monkeypatch.delenv("DESKLENS_MODEL", raising=False)
-    monkeypatch.delenv("DESKLENS_DATA_DIR", raising=False)
-    return tmp_path
-
-
-@pytest.fixture
-def launch(qtbot, isolated_env):
-    """launch(data_dir=None, model_dir=None, wait_model=True, files=()) -> MainWindow. Every
-    window is closed at the end of the test, and its worker threads must have finished."""
-    from desktop.gui.app import create_app
-
-    windows = []
-
-    def start(
-        data_dir: Path | None = None, model_dir: Path | None = None, wait_model=True, files=()
-    ):
-        folder = data_dir or isolated_env / "data"
-        _app, window = create_app(data_dir=folder, model_dir=model_dir, files=files)
-        windows.append(window)
-        if model_dir is not None and wait_model:
-            qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
-        return window
-
-    yield start
-    for window in windows:
-        window.close()
-        assert window.engine.thread.isFinished()
-        assert window.ocr.thread.isFinished()
 
 
 def send(qtbot, window, question: str, images=()) -> object:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from gui_support import SIGNAL_TIMEOUT_MS, hold_after_first_token, send, text_image
 from PySide6.QtCore import Qt
-from test_gui_support import SIGNAL_TIMEOUT_MS, hold_after_first_token, send, text_image
 
 from desktop.core.history import HistoryStore
 from desktop.core.images import load_image
@@ -30,12 +30,10 @@ from desktop.gui.model_choice import models_dir
 from desktop.gui.worker import EngineWorker
 
 pytestmark = [
-    pytest.mark.gui,
     pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux /proc"),
 ]
-pytest_plugins = ["test_gui_support"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = SIGNAL_TIMEOUT_MS / 1000
 CONVERT_TIMEOUT_MS = 600_000
 

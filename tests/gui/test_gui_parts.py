@@ -18,9 +18,6 @@ from desktop.gui.markdown_view import Block, CodeBlock, MarkdownView, split_bloc
 from desktop.gui.replay import rebuild_conversation
 from desktop.gui.settings import AppSettings, SettingsStore
 
-pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support"]
-
 
 def test_split_blocks_separates_prose_and_fenced_code():
     text = "Intro\n\n```python\nx = 1\n\n```\nOutro"

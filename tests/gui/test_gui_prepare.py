@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, send, text_image
 from PySide6.QtCore import Qt
-from test_gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, send, text_image
 
 from desktop.core.chat import AnswerStats
 from desktop.core.images import ImageError, load_image
@@ -22,9 +22,6 @@ from desktop.gui.image_ref import ImageRef
 from desktop.gui.messages import ErrorMessage, OcrMessage, UserMessage
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.status import stats_text
-
-pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support"]
 
 WAIT_S = SIGNAL_TIMEOUT_MS / 1000
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_convert
+from tiny_models import run_convert
 
 import convert
 from desktop.core.manifest import MANIFEST_NAME, read_manifest, sha256_file, verify_model_dir

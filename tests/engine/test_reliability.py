@@ -18,7 +18,7 @@ from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.images import load_image
 from desktop.core.model_registry import find_models
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _start_convert(checkpoint: Path, target: Path) -> subprocess.Popen:

@@ -1,5 +1,5 @@
 """Fixtures for tests that download: the tiny INT8 model laid out as a hub repo, and a local
-stand-in hub serving it (tests/hub_server.py). Use with `pytest_plugins = ["hub_fixtures"]`."""
+stand-in hub serving it (tests/support/hub_server.py). A plugin of the root conftest."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`desklens models --download`: the real huggingface_hub client against a stand-in hub on
-127.0.0.1 (tests/hub_server.py): verified, validated and listed; resumed by range after a
+127.0.0.1 (tests/support/hub_server.py): verified, validated and listed; resumed by range after a
 kill; refused when damaged; one sentence for a server that is down, a wrong name, a full disk."""
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from desktop.core.model_setup import download
 from desktop.core.model_setup.errors import FetchFailed
 from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
 
-pytest_plugins = ["hub_fixtures"]
 TARGET = REPO_ID.split("/")[1]
 
 

@@ -4,17 +4,15 @@ Cancel and resume), importing a converted folder, converting."""
 from __future__ import annotations
 
 import pytest
+from gui_support import SIGNAL_TIMEOUT_MS
 from hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, hub_env
 from PySide6.QtCore import Qt
-from test_gui_support import SIGNAL_TIMEOUT_MS
 
 from desktop.core.manifest import verify_model_dir
 from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
 from desktop.gui.first_run import target_name
 from desktop.gui.settings import SettingsStore
 
-pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support", "hub_fixtures"]
 TARGET = REPO_ID.split("/")[1]
 
 IMPORT_TIMEOUT_MS = 600_000  # convert.py validates the import by loading it and generating

@@ -23,8 +23,7 @@ from desktop import APP_NAME, __version__
 from installer import build, layout
 from installer.prune import prune, without_dangling_links
 
-pytest_plugins = ["hub_fixtures"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ISS = ROOT / "installer" / "desklens.iss"
 SPEC = ROOT / "installer" / "desklens.spec"
 # Conversion-only packages that must never reach the bundle (and their heaviest dependencies).

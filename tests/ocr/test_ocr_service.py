@@ -34,7 +34,7 @@ from desktop.core.ocr.service import (
     ping,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

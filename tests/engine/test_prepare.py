@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import pytest
 from PIL import ImageOps
+from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.images import load_image
 
 SETTINGS = GenerationSettings(max_new_tokens=12)
-EXACT = dict(inference_precision="f32", language_properties={"KV_CACHE_PRECISION": "f32"})
 
 
 @pytest.fixture(scope="module")

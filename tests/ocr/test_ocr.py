@@ -23,7 +23,7 @@ from desktop.core.ocr.batch import BatchProgress, run_batch
 from desktop.core.ocr.export import write_combined
 from desktop.core.ocr.pdf import PdfError, read_pdf
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARAGRAPH = [
     "Quarterly revenue grew by 12 percent",
     "compared with the same period last year.",

@@ -21,11 +21,6 @@ def engine(tiny_ir):
     return VLMEngine.load(tiny_ir)
 
 
-@pytest.fixture
-def image(sample_image):
-    return load_image(sample_image)
-
-
 def test_streamed_chunks_concatenate_to_the_answer(engine, image):
     chunks: list[str] = []
     answer = engine.ask(

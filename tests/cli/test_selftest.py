@@ -12,7 +12,7 @@ from pathlib import Path
 
 from desktop import selftest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORE_CHECKS = ("runtime", "libraries", "qt", "ocr", "data")
 LINE = re.compile(r"^(PASS|FAIL)  (\S+)\s+([\d.]+) s  (.*)$")
 

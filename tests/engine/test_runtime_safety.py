@@ -25,7 +25,7 @@ from desktop.core.engine import VLMEngine
 from desktop.core.images import load_image
 from desktop.core.model_registry import find_models
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PR_CAPBSET_DROP = 24  # <linux/prctl.h>
 CAP_DAC_OVERRIDE = 1  # <linux/capability.h>

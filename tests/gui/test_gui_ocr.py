@@ -5,18 +5,14 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
+from gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, text_image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QToolButton
-from test_gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, text_image
 
 from desktop.core.history import HistoryStore
 from desktop.gui.app import HISTORY_FOLDER
 from desktop.gui.messages import OcrMessage
 from desktop.gui.widgets import Thumbnail
-
-pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support"]
 
 
 def ocr_messages(window) -> list[OcrMessage]:

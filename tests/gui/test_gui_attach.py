@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
-from PIL import Image
-from PySide6.QtCore import QMimeData, Qt, QUrl
-from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication
-from test_gui_support import (
+from gui_support import (
     SIGNAL_TIMEOUT_MS,
     drag_enter,
     drop_on,
     file_mime,
     save_png,
 )
-
-pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support"]  # the launch fixture
+from PIL import Image
+from PySide6.QtCore import QMimeData, Qt, QUrl
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
 
 
 def colour_png(tmp_path, name: str, colour: tuple[int, int, int]):
@@ -163,7 +159,7 @@ def test_removing_an_attachment(qtbot, launch, tmp_path):
 
 
 def test_dropped_pdf_becomes_page_images(qtbot, launch, tmp_path, monkeypatch):
-    from test_gui_support import text_image
+    from gui_support import text_image
 
     import desktop.gui.intake as intake
 

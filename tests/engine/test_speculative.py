@@ -10,24 +10,18 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.engine.drafting import DraftStats
-from desktop.core.images import load_image
 
 QUESTIONS = ["What is the total?", "Describe it.", "Extract all the text.", "Name the date."]
-EXACT = dict(inference_precision="f32", language_properties={"KV_CACHE_PRECISION": "f32"})
 
 
 @pytest.fixture(scope="module")
 def engine(tiny_ir_fp32):
     return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
-
-
-@pytest.fixture
-def image(sample_image):
-    return load_image(sample_image)
 
 
 class ScriptedDrafter:

@@ -5,18 +5,14 @@ The tiny model's words are gibberish; these tests check the mechanics around the
 
 from __future__ import annotations
 
-import pytest
+from gui_support import SIGNAL_TIMEOUT_MS, hold_after_first_token, send
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QToolButton
-from test_gui_support import SIGNAL_TIMEOUT_MS, hold_after_first_token, send
 
 from desktop.core.history import HistoryStore
 from desktop.gui.app import HISTORY_FOLDER
 from desktop.gui.messages import AssistantMessage, ErrorMessage, UserMessage
 from desktop.gui.settings import AppSettings, SettingsStore
-
-pytestmark = pytest.mark.gui
-pytest_plugins = ["test_gui_support"]
 
 
 def stored_messages(data_dir):
@@ -215,7 +211,7 @@ def test_closing_during_generation_stops_and_exits_cleanly(qtbot, launch, tiny_i
 def test_model_load_error_is_shown_and_ocr_still_works(qtbot, launch, tiny_ir, tmp_path):
     import shutil
 
-    from test_gui_support import text_image
+    from gui_support import text_image
 
     from desktop.core.images import load_image
     from desktop.gui.image_ref import ImageRef

@@ -24,7 +24,7 @@ from desktop.core.history import (
 )
 from desktop.core.images import LoadedImage, load_image
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def picture(colour: tuple[int, int, int], name: str = "photo.png") -> LoadedImage:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
@@ -29,12 +30,7 @@ def hf_model(tiny_checkpoint):
 
 @pytest.fixture(scope="module")
 def engine(tiny_ir_fp32):
-    # f32 compute and KV cache: the CPU defaults (bf16 where the CPU has it, u8 KV cache) are
-    # deliberate approximations for speed, not what this test is about.
-    config = EngineConfig(
-        inference_precision="f32", language_properties={"KV_CACHE_PRECISION": "f32"}
-    )
-    return VLMEngine.load(tiny_ir_fp32, config)
+    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
 
 
 def hf_generate(model, ids, prepared_images, new_tokens=NEW_TOKENS):
