@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from desktop.gui.ocr_worker import OcrText
+from desktop.core.history.ocr_text import OcrText
 
 FORMATS = {".txt": "Plain text (*.txt)", ".md": "Markdown (*.md)", ".json": "JSON (*.json)"}
 

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
+from desktop.core.history.ocr_text import OcrText
 from desktop.core.refine import ocr_source_texts
 from desktop.gui import export
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.messages import ErrorMessage, OcrMessage, UserMessage
-from desktop.gui.ocr_worker import OcrJob, OcrOutcome, OcrText
+from desktop.gui.ocr_worker import OcrJob, OcrOutcome
 
 if TYPE_CHECKING:
     from desktop.gui.main_window import MainWindow

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.core.chat import AnswerStats, GenerationSettings
 from desktop.core.history import StoredMessage
+from desktop.core.history.ocr_text import OcrText
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.messages import (
     AssistantMessage,
@@ -17,7 +18,6 @@ from desktop.gui.messages import (
     OcrMessage,
     UserMessage,
 )
-from desktop.gui.ocr_worker import OcrText
 from desktop.gui.worker import AskRequest
 
 _STAT_FIELDS = {f.name for f in fields(AnswerStats)}

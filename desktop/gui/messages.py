@@ -13,10 +13,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats
+from desktop.core.history.ocr_text import OcrText
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.markdown_view import MarkdownView
-from desktop.gui.ocr_worker import OcrText
 from desktop.gui.widgets import Thumbnail, copy_button, flat_button, text_label
 
 CHAT_THUMBNAIL_EDGE = 160

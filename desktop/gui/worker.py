@@ -20,10 +20,10 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
 from desktop.core.errors import describe
 from desktop.core.history import HistoryError, HistoryStore
+from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
 from desktop.core.manifest import ModelError
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.replay import rebuild_conversation
 from desktop.gui.settings import EngineOptions
 from desktop.gui.threads import WorkerThread
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from desktop.core import history as history_module
 from desktop.core.history import (
     DATABASE_NAME,
     PREVIEW_CHARS,
@@ -305,7 +304,7 @@ def test_an_image_write_failure_saves_nothing(
     def no_space(source: object, target: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(history_module.os, "replace", no_space)
+    monkeypatch.setattr(os, "replace", no_space)
     with pytest.raises(HistoryError, match="No space left on device"):
         store.add_message(conversation, "user", "second", [picture((2, 2, 2))])
     monkeypatch.undo()

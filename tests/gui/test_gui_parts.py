@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QToolButton
 
 from desktop.core.history import HistoryStore
+from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import load_image
 from desktop.gui.intake import IntakeResult, name_list
 from desktop.gui.markdown_view import Block, CodeBlock, MarkdownView, split_blocks
-from desktop.gui.replay import rebuild_conversation
 from desktop.gui.settings import AppSettings, SettingsStore
 
 

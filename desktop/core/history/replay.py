@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from desktop.core.chat import Conversation, Turn
-from desktop.core.history import StoredImage, StoredMessage
+from desktop.core.history.records import StoredImage, StoredMessage
 from desktop.core.images import ImageError, LoadedImage
 
 

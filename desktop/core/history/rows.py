@@ -1,0 +1,79 @@
+"""Rows of the history database <-> records; the SQL that every write shares."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from desktop.core.history.records import ROLES, HistoryError, StoredImage, StoredMessage
+from desktop.core.images import LoadedImage
+
+MESSAGE_COLUMNS = "id, conversation_id, role, text, answer_ids, stats, stopped, created_at"
+
+
+def message_from_row(row: tuple, images: list[StoredImage]) -> StoredMessage:
+    message_id, conversation_id, role, text, answer_ids, stats, stopped, created_at = row
+    return StoredMessage(
+        id=message_id,
+        conversation_id=conversation_id,
+        role=role,
+        text=text,
+        images=images,
+        answer_ids=json.loads(answer_ids) if answer_ids is not None else None,
+        stats=json.loads(stats) if stats is not None else None,
+        stopped=bool(stopped),
+        created_at=created_at,
+    )
+
+
+def require_conversation(connection: sqlite3.Connection, conversation_id: int) -> None:
+    exists = connection.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,))
+    if exists.fetchone() is None:
+        raise HistoryError("This conversation no longer exists, so the message was not saved.")
+
+
+def insert_message(connection: sqlite3.Connection, row: tuple) -> int:
+    cursor = connection.execute(
+        "INSERT INTO messages (conversation_id, role, text, answer_ids, stats, stopped,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        row,
+    )
+    return int(cursor.lastrowid)
+
+
+def insert_image_reference(
+    connection: sqlite3.Connection, message_id: int, position: int, image: LoadedImage
+) -> None:
+    connection.execute(
+        "INSERT INTO message_images (message_id, position, digest, name, width, height)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (message_id, position, image.digest, image.name, *image.size),
+    )
+
+
+def touch(connection: sqlite3.Connection, conversation_id: int, now: float) -> None:
+    connection.execute(
+        "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
+    )
+
+
+def check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"unknown message role {role!r}; expected one of {sorted(ROLES)}")
+
+
+def ids_to_json(answer_ids: Sequence[int] | None) -> str | None:
+    # int() also accepts numpy integers, which json cannot serialise.
+    return None if answer_ids is None else json.dumps([int(token) for token in answer_ids])
+
+
+def stats_to_json(stats: dict | None) -> str | None:
+    return None if stats is None else json.dumps(stats, default=_plain_number)
+
+
+def _plain_number(value: object) -> float | int:
+    # numpy scalars (e.g. timings computed with numpy) expose .item() -> int | float.
+    if hasattr(value, "item"):
+        return value.item()  # type: ignore[attr-defined]
+    raise TypeError(f"cannot store {type(value).__name__} in message stats")
