@@ -32,13 +32,16 @@ def source_tree_models_dir() -> Path | None:
     return candidate if candidate.is_dir() else None
 
 
-def model_search_dirs() -> list[Path]:
-    """Folders that hold converted models, most specific first."""
+def models_dir(data_dir: Path | None = None) -> Path:
+    """Where the app downloads, converts and imports models to: `models/` in its data folder."""
+    return (data_dir or user_data_dir()) / "models"
+
+
+def model_search_dirs(data_dir: Path | None = None) -> list[Path]:
+    """Folders that hold converted models, most specific first ($DESKLENS_MODELS_DIR alone
+    when set; else the source tree's ov_models/, then the data folder's models/)."""
     override = os.environ.get(MODELS_DIR_ENV)
     if override:
         return [Path(override)]
-    dirs = [user_data_dir() / "models"]
     dev = source_tree_models_dir()
-    if dev is not None:
-        dirs.insert(0, dev)
-    return dirs
+    return [*([dev] if dev else []), models_dir(data_dir)]

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import APP_NAME
+from desktop.core.model_registry import choose_model
+from desktop.core.paths import models_dir
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.gui.asking import AskFlow
 from desktop.gui.chat_view import COLUMN_MAX_WIDTH, ChatView
@@ -36,7 +38,6 @@ from desktop.gui.intake import Intake, IntakeRequest, IntakeResult, request_from
 from desktop.gui.messages import (
     ChatActions,
 )
-from desktop.gui.model_choice import choose_model, models_dir
 from desktop.gui.notice import Notice
 from desktop.gui.ocr_worker import OcrController
 from desktop.gui.preparing import PrepareFlow

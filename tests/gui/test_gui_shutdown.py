@@ -24,9 +24,9 @@ from PySide6.QtCore import Qt
 from desktop.core.history import HistoryStore
 from desktop.core.images import load_image
 from desktop.core.model_registry import find_models
+from desktop.core.paths import models_dir
 from desktop.gui.app import HISTORY_FOLDER
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.model_choice import models_dir
 from desktop.gui.worker import EngineWorker
 
 pytestmark = [

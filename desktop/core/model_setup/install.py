@@ -5,7 +5,6 @@ import of a folder and a download."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,10 +37,7 @@ class Installed:
 def default_models_dir() -> Path:
     """Where new models go: $DESKLENS_MODELS_DIR, `ov_models/` of a source checkout, or the
     user data folder's `models/` (what an installed app uses)."""
-    override = os.environ.get(paths.MODELS_DIR_ENV)
-    if override:
-        return Path(override)
-    return paths.source_tree_models_dir() or paths.user_data_dir() / "models"
+    return paths.model_search_dirs()[0]
 
 
 def set_max_pixels(folder: Path, max_pixels: int) -> None:
