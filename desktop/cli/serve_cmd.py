@@ -14,6 +14,7 @@ import time
 from functools import partial
 
 from desktop.cli import exit_codes
+from desktop.cli.api_serve import add_api_options, api_usage_error, start_api
 from desktop.cli.common import CliError, add_threads_option, fail, threads_error
 
 
@@ -34,11 +35,12 @@ def register(subparsers) -> None:
         metavar="MINUTES",
         help="stop after this many minutes without a request",
     )
+    add_api_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if (error := threads_error(args)) is not None:
+    if (error := threads_error(args) or api_usage_error(args)) is not None:
         return fail(error)
     if args.idle_exit is not None and args.idle_exit <= 0:
         return fail(CliError("--idle-exit must be a positive number of minutes", exit_codes.USAGE))
@@ -58,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
         service.start()
     except ServiceError as exc:
         return fail(CliError(str(exc), exit_codes.FAILED))
+    try:
+        api = start_api(args, engine, _say) if args.api else None
+    except CliError as exc:
+        service.stop()
+        return fail(exc)
     _say("ready: `desklens ocr FILE` now reads here. Ctrl+C stops the service.")
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -66,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         reason = "interrupted"
     finally:
+        if api is not None:
+            api.stop()
         service.stop()
         signal.signal(signal.SIGTERM, previous)
     _say(f"stopped ({reason}).")

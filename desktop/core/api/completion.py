@@ -1,0 +1,169 @@
+"""Answers one chat call on the engine (on the owner thread): stop sequences, usage, KV reuse.
+
+The engine keeps its KV state between calls and feeds only what differs from the previous
+prompt, so a follow-up of the same conversation costs its new tokens only, as in the app.
+That needs the earlier answers as the token ids they were generated as: a caller sends back
+text, and the text re-tokenised need not be the same ids. So the runner remembers the ids of
+the answers it gave (by text, a bounded number) and feeds those.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from desktop.core.api.errors import ApiError
+from desktop.core.api.messages import ChatCall
+from desktop.core.chat import Answer, Conversation, Turn
+
+if TYPE_CHECKING:
+    from desktop.core.engine import VLMEngine
+
+ANSWERS_REMEMBERED = 256
+NO_MODEL = (
+    "No model is loaded in DeskLens yet; load one in the app or start `desklens serve --api`."
+)
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0  # the whole prompt
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens the KV state already held (not fed again)
+
+    def to_dict(self) -> dict:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
+        }
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str  # OpenAI's: "stop" | "length"
+    usage: Usage
+
+
+class StopScanner:
+    """Streams text until one of the stop sequences appears; it and what follows are dropped.
+
+    Text that could be the start of a stop sequence is held back until it is decided.
+    """
+
+    def __init__(self, stops: tuple[str, ...]) -> None:
+        self._stops = stops
+        self._held = ""
+        self.hit = False
+
+    def push(self, chunk: str) -> str:
+        """The part of `chunk` (with what was held) that is certainly output."""
+        if self.hit:
+            return ""
+        text = self._held + chunk
+        cut = min((i for i in (text.find(s) for s in self._stops) if i >= 0), default=-1)
+        if cut >= 0:
+            self.hit, self._held = True, ""
+            return text[:cut]
+        keep = max((_overlap(text, s) for s in self._stops), default=0)
+        self._held = text[len(text) - keep :] if keep else ""
+        return text[: len(text) - keep]
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return "" if self.hit else held
+
+
+def _overlap(text: str, stop: str) -> int:
+    """Length of the longest end of `text` that begins `stop`."""
+    for size in range(min(len(text), len(stop) - 1), 0, -1):
+        if stop.startswith(text[-size:]):
+            return size
+    return 0
+
+
+class ChatRunner:
+    """Runs chat calls on the engine's owner thread (one at a time, as the engine requires)."""
+
+    def __init__(self) -> None:
+        self._answer_ids: OrderedDict[str, list[int]] = OrderedDict()
+
+    def run(
+        self,
+        engine: VLMEngine | None,
+        call: ChatCall,
+        emit: Callable[[str], None],
+        cancel: threading.Event,
+    ) -> Completion:
+        """Answers `call`, streaming output text to `emit`; raises ApiError."""
+        if engine is None:
+            raise ApiError(503, NO_MODEL, "model_not_loaded")
+        conversation = Conversation([self._turn(engine, turn) for turn in call.history])
+        last_before = conversation.turns[-1] if conversation.turns else None
+        scanner = StopScanner(call.stop)
+        on_text = _streamer(engine, scanner, emit, cancel)
+        answer = engine.ask(conversation, call.question, call.images, call.settings, on_text)
+        if answer.error:
+            raise _engine_error(answer)
+        tail = scanner.flush()
+        if tail:
+            emit(tail)
+        text = answer.text
+        if scanner.hit:
+            text = text[: _stop_index(text, call.stop)]
+        elif conversation.turns and conversation.turns[-1] is not last_before:
+            self._remember(text, conversation.turns[-1].answer_ids)  # a follow-up feeds these
+        finish = "length" if answer.finish_reason == "length" else "stop"
+        return Completion(text, finish, _usage(engine, answer))
+
+    def _turn(self, engine: VLMEngine, turn) -> Turn:  # noqa: ANN001  (a messages.HistoryTurn)
+        ids = self._answer_ids.get(turn.answer)
+        if ids is None:
+            ids = engine.codec.encode(turn.answer)
+        else:
+            self._answer_ids.move_to_end(turn.answer)
+        return Turn(turn.question, turn.images, turn.answer, list(ids))
+
+    def _remember(self, text: str, ids: list[int]) -> None:
+        self._answer_ids[text] = list(ids)
+        self._answer_ids.move_to_end(text)
+        while len(self._answer_ids) > ANSWERS_REMEMBERED:
+            self._answer_ids.popitem(last=False)
+
+
+def _streamer(
+    engine: VLMEngine, scanner: StopScanner, emit: Callable[[str], None], cancel: threading.Event
+) -> Callable[[str], None]:
+    def on_text(chunk: str) -> None:
+        text = scanner.push(chunk)
+        if text:
+            emit(text)
+        if scanner.hit or cancel.is_set():
+            engine.stop()  # takes effect before the next token
+
+    return on_text
+
+
+def _usage(engine: VLMEngine, answer: Answer) -> Usage:
+    prompt = len(engine.last_sequence) if engine.last_sequence is not None else 0
+    return Usage(prompt, answer.stats.generated_tokens, prompt - answer.stats.input_tokens)
+
+
+def _stop_index(text: str, stops: tuple[str, ...]) -> int:
+    return min(i for i in (text.find(s) for s in stops) if i >= 0)
+
+
+def _engine_error(answer: Answer) -> ApiError:
+    """The engine's sentence with the status of its cause: the caller's input (too long for
+    the context, an unusable schema) or the server."""
+    message = answer.error or "Generation failed."
+    if "-token context" in message:
+        return ApiError(400, message, "context_length_exceeded", "messages")
+    if "JSON schema" in message:
+        return ApiError(400, message, "invalid_json_schema", "response_format")
+    return ApiError(500, message, "generation_failed")

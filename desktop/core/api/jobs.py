@@ -1,0 +1,131 @@
+"""How API requests reach the model: a bounded queue that the engine's one owner thread empties.
+
+The model is owned by one thread (the app's EngineWorker, or serve's `EngineThread`): its
+KV state, tokenizer and compiled models are never touched by two threads. The HTTP server
+only puts jobs here and waits for their results; the owner takes one whenever it has nothing
+of its own to do, so API requests wait behind the user's questions, never in front of them.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.core.engine import VLMEngine
+
+
+class QueueFull(Exception):
+    """More requests wait than the queue takes (the API answers 429)."""
+
+
+class QueueClosed(Exception):
+    """The server is stopping; no job is taken any more."""
+
+
+@dataclass
+class EngineJob:
+    """Work for the owner thread: `run(engine)` (engine None while no model is loaded)."""
+
+    run: Callable[[VLMEngine | None], None]
+    cancel: threading.Event = field(default_factory=threading.Event)
+    # Called on the owner thread instead of `run` when the job was cancelled while waiting.
+    on_skip: Callable[[], None] | None = None
+
+
+class JobQueue:
+    """First in, first out; at most `max_waiting` jobs waiting (the running one not counted).
+
+    `on_put` is called (on the putting thread) after each put, so that an owner with an event
+    loop of its own (Qt) can schedule a take; `take` also blocks for owners that are threads.
+    """
+
+    def __init__(self, max_waiting: int, on_put: Callable[[], None] | None = None) -> None:
+        self.max_waiting = max_waiting
+        self.on_put = on_put
+        self._jobs: collections.deque[EngineJob] = collections.deque()
+        self._ready = threading.Condition()
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def waiting(self) -> int:
+        with self._ready:
+            return len(self._jobs)
+
+    def put(self, job: EngineJob) -> None:
+        with self._ready:
+            if self._closed:
+                raise QueueClosed
+            if len(self._jobs) >= self.max_waiting:
+                raise QueueFull
+            self._jobs.append(job)
+            self._ready.notify()
+        if self.on_put is not None:
+            self.on_put()
+
+    def take(self, timeout: float | None = 0) -> EngineJob | None:
+        """The next job that was not cancelled while waiting (those are skipped: their
+        `on_skip` runs), or None after `timeout` seconds (0: do not wait) or once closed."""
+        while True:
+            with self._ready:
+                if not self._jobs and not self._closed and timeout != 0:
+                    self._ready.wait(timeout)
+                if self._closed or not self._jobs:
+                    return None
+                job = self._jobs.popleft()
+            if not job.cancel.is_set():
+                return job
+            if job.on_skip is not None:
+                job.on_skip()
+
+    def close(self) -> list[EngineJob]:
+        """No more puts or takes; the waiting jobs are cancelled and returned (their owners
+        answer them: the server is stopping)."""
+        with self._ready:
+            self._closed = True
+            jobs = list(self._jobs)
+            self._jobs.clear()
+            self._ready.notify_all()
+        for job in jobs:
+            job.cancel.set()
+            if job.on_skip is not None:
+                job.on_skip()
+        return jobs
+
+
+def run_next(queue: JobQueue, engine: VLMEngine | None, timeout: float | None = 0) -> bool:
+    """Runs one job on the calling (owner) thread; False when there was none."""
+    job = queue.take(timeout)
+    if job is None:
+        return False
+    job.run(engine)
+    return True
+
+
+class EngineThread:
+    """`desklens serve --api`'s owner of the model: one thread that runs the jobs in order."""
+
+    def __init__(self, engine: VLMEngine, queue: JobQueue) -> None:
+        self.engine = engine
+        self.queue = queue
+        self._thread = threading.Thread(target=self._loop, name="desklens-api-engine", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Closes the queue, ends the answer under way at its next token, waits for the thread."""
+        self.queue.close()
+        self.engine.stop()
+        self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while run_next(self.queue, self.engine, timeout=None) or not self.queue.closed:
+            pass

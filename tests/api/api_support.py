@@ -1,0 +1,62 @@
+"""Helpers of the API tests: images as data: URLs, messages, raw HTTP (stdlib only)."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import io
+import json
+import socket
+
+
+def data_url(image, kind: str = "PNG") -> str:
+    buffer = io.BytesIO()
+    image.save(buffer, kind)
+    mime = "image/png" if kind == "PNG" else "image/jpeg"
+    return f"data:{mime};base64,{base64.b64encode(buffer.getvalue()).decode()}"
+
+
+def user_message(text: str, image=None) -> dict:
+    parts: list[dict] = [{"type": "text", "text": text}]
+    if image is not None:
+        parts.insert(0, {"type": "image_url", "image_url": {"url": data_url(image)}})
+    return {"role": "user", "content": parts}
+
+
+def raw_request(port: int, data: bytes, host: str = "127.0.0.1", half_close=True) -> bytes:
+    """Sends bytes as they are (what the HTTP clients would not send) and reads the reply
+    until the server closes the connection."""
+    with socket.create_connection((host, port), timeout=60) as sock:
+        sock.sendall(data)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def png(image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def http_call(api, method: str, path: str, body: bytes | dict | None = None, headers=None):
+    """(status, headers, parsed JSON or text) of one request to the API's /v1 `path`."""
+    headers = {"Authorization": f"Bearer {api.token}", **(headers or {})}
+    if isinstance(body, dict):
+        body = json.dumps(body).encode()
+        headers.setdefault("Content-Type", "application/json")
+    connection = http.client.HTTPConnection("127.0.0.1", api.server.port, timeout=120)
+    try:
+        connection.request(method, f"/v1{path}", body=body, headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+    finally:
+        connection.close()
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        parsed = data.decode(errors="replace")
+    return response.status, dict(response.getheaders()), parsed
