@@ -59,4 +59,4 @@ def http_call(api, method: str, path: str, body: bytes | dict | None = None, hea
         parsed = json.loads(data)
     except ValueError:
         parsed = data.decode(errors="replace")
-    return response.status, dict(response.getheaders()), parsed
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, parsed

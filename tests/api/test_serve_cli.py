@@ -1,0 +1,67 @@
+"""`desklens serve --api --port N` as users start it: a real process, stopped by SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import openai
+import pytest
+from api_support import user_message
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_usage_errors_come_before_any_loading(tmp_path) -> None:
+    env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path)}
+    for args, words in ((["--port", "9000"], "go with --api"), (["--api", "--port", "0"], "1 to")):
+        result = subprocess.run(
+            [sys.executable, "-m", "desktop", "serve", *args],
+            capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 2 and words in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name == "nt", reason="POSIX signals")
+def test_serve_api_answers_the_openai_client_and_stops_on_sigterm(tiny_ir, tmp_path, sample_image):
+    port = free_port()
+    env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "serve", "--api", "--port", str(port),
+         "--model", str(tiny_ir)],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+    try:
+        lines = []
+        for line in process.stderr:  # blocks until the process says it is ready (or dies)
+            lines.append(line)
+            if "API ready" in line:
+                break
+        assert any("API ready" in line for line in lines), "".join(lines)
+        token = (tmp_path / "api.token").read_text().strip()
+        client = openai.OpenAI(
+            base_url=f"http://127.0.0.1:{port}/v1", api_key=token, max_retries=0, timeout=120
+        )
+        answer = client.chat.completions.create(
+            model="desklens", messages=[user_message("Hi", sample_image)], max_tokens=4
+        )
+        assert answer.usage.completion_tokens >= 1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        assert "stopped (terminated)" in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port)):
+        pass
