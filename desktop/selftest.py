@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop import APP_NAME, __version__
-from desktop.cli import exit_codes
+from desktop.core import exit_codes
 from desktop.core.errors import describe
 
 if TYPE_CHECKING:

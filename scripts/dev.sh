@@ -9,13 +9,25 @@ VENV=${DESKLENS_VENV:-.venv}
 PY=${PYTHON:-python3}
 
 system_deps() {
-  # Qt's offscreen/xcb platform plugins and the fonts the OCR tests render with.
+  # Qt's offscreen/xcb platform plugins (the xcb plugin aborts the app without its libxcb-*
+  # libraries on a minimal desktop) and the fonts the OCR tests render with.
   local pkgs=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
-              libglib2.0-0 fonts-dejavu-core)
+              libglib2.0-0 fonts-dejavu-core
+              libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
+              libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-xfixes0
+              libxcb-sync1 libxcb-shm0)
+  command -v dpkg >/dev/null || return 0  # not Debian/Ubuntu: the app's start-up check says what is missing
   local missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-  if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  elif command -v apt-get >/dev/null && command -v sudo >/dev/null && [ -t 0 ]; then
+    echo "DeskLens needs these system libraries: ${missing[*]}" >&2
+    sudo apt-get install -y --no-install-recommends "${missing[@]}"
+  else
+    echo "DeskLens needs these system libraries; install them with:" >&2
+    echo "  sudo apt-get install ${missing[*]}" >&2
   fi
 }
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from desktop.cli import exit_codes
 
 if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `desklens ocr`)
+    from desktop.core.engine import VLMEngine
     from desktop.core.images import LoadedImage
     from desktop.core.ocr.models import OcrResult
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `deskle
 class CliError(Exception):
     """Printed as `desklens: error: …` with its exit code, never as a traceback."""
 
-    def __init__(self, message: str, exit_code: int):
+    def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -29,7 +30,7 @@ def fail(error: CliError) -> int:
     return error.exit_code
 
 
-def add_threads_option(parser) -> None:
+def add_threads_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """`--threads N` on a parser or argument group."""
     parser.add_argument("--threads", type=int, default=None, help="CPU inference threads")
 
@@ -79,7 +80,7 @@ def generation_overrides(args: argparse.Namespace) -> dict:
     return {key: value for key, value in given.items() if value is not None}
 
 
-def load_engine(args: argparse.Namespace):
+def load_engine(args: argparse.Namespace) -> VLMEngine:
     """Resolves and loads the model; model problems become exit code 3."""
     from desktop.core.engine import EngineConfig, VLMEngine
     from desktop.core.manifest import ModelError
@@ -133,7 +134,11 @@ def add_drafting_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def drafting_hints(args: argparse.Namespace, images, results=None) -> list[str]:
+def drafting_hints(
+    args: argparse.Namespace,
+    images: Sequence[LoadedImage],
+    results: Sequence[OcrResult] | None = None,
+) -> list[str]:
     """Hints for VLMEngine.ask by --ocr-drafts: from `results` if the OCR already ran, else it
     runs here when asked for; an OCR that cannot run only costs the speed-up."""
     from desktop.core.refine import COPYING_PRESETS, draft_hints
@@ -153,7 +158,7 @@ def drafting_hints(args: argparse.Namespace, images, results=None) -> list[str]:
 
 
 @contextmanager
-def ctrl_c_stops(engine) -> Iterator[None]:
+def ctrl_c_stops(engine: VLMEngine) -> Iterator[None]:
     """While answering, Ctrl+C stops the answer (cooperatively) instead of killing the process."""
     if not hasattr(signal, "SIGINT") or not _main_thread():
         yield

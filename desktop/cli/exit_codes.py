@@ -1,8 +1,14 @@
-"""Process exit codes shared by every `desklens` subcommand."""
+"""Process exit codes shared by every `desklens` subcommand (defined in the core, where the
+self-test uses them too)."""
 
-OK = 0
-FAILED = 1
-USAGE = 2
-MODEL_PROBLEM = 3
-INPUT_PROBLEM = 4
-INTERRUPTED = 130
+from desktop.core.exit_codes import (
+    FAILED,
+    INPUT_PROBLEM,
+    INTERRUPTED,
+    MODEL_PROBLEM,
+    OK,
+    TERMINATED,
+    USAGE,
+)
+
+__all__ = ["FAILED", "INPUT_PROBLEM", "INTERRUPTED", "MODEL_PROBLEM", "OK", "TERMINATED", "USAGE"]

@@ -4,10 +4,13 @@ with the given images or PDFs attached (a file manager's "Open with DeskLens")."
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from desktop.cli import exit_codes
 
-def register(subparsers) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "gui", help="start the desktop app (the default)", description="Start the desktop app."
     )
@@ -33,6 +36,13 @@ def run(args: argparse.Namespace) -> int:
 
         if hand_to_open_app(args.files):
             return 0
+    # Qt aborts the process when its platform plugin cannot load: check first, say why.
+    from desktop.gui.platform_check import platform_problem
+
+    problem = platform_problem()
+    if problem is not None:
+        print(f"desklens: error: {problem}", file=sys.stderr)
+        return exit_codes.FAILED
     from desktop.gui.app import run as run_gui  # Qt is imported only when the GUI starts
 
     return run_gui(data_dir=args.data_dir, model_dir=args.model, files=args.files)

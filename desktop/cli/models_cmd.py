@@ -14,7 +14,7 @@ from desktop.core.model_registry import find_models
 from desktop.core.model_setup.download import DEFAULT_REPO  # no network library imported yet
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "models",
         help="list, download or import models",

@@ -11,24 +11,18 @@ reading takes. Everything else runs in-process (`ocr_local`).
 from __future__ import annotations
 
 import argparse
-import sys
+import os
+import stat
 from pathlib import Path
 
-from desktop.cli import exit_codes
-from desktop.cli.common import CliError, add_model_options, add_threads_option, fail, threads_error
+from desktop.cli.common import add_model_options, add_threads_option, fail, threads_error
+from desktop.cli.ocr_reply import print_reply
 from desktop.core.file_types import is_image_or_pdf
 from desktop.core.ocr.export import FORMATS
-from desktop.core.ocr.service import OcrReply, OcrRequest, ask_service
-
-EXIT_CODES = {
-    "ok": exit_codes.OK,
-    "input": exit_codes.INPUT_PROBLEM,
-    "model": exit_codes.MODEL_PROBLEM,
-    "failed": exit_codes.FAILED,
-}
+from desktop.core.ocr.service import OcrRequest, ask_service
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ocr",
         help="extract text from images, folders and PDFs",
@@ -65,20 +59,13 @@ def run(args: argparse.Namespace) -> int:
     if (error := threads_error(args)) is not None:
         return fail(error)
     if _servable(args):
-        reply = ask_service(OcrRequest(str(Path(args.paths[0]).resolve()), args.format))
+        path = Path(args.paths[0])
+        reply = ask_service(OcrRequest(os.path.abspath(path), args.format))
         if reply is not None:
-            return print_reply(reply)
+            return print_reply(reply, path.name)
     from desktop.cli import ocr_local  # OpenVINO, OpenCV, numpy: only when reading here
 
     return ocr_local.run(args)
-
-
-def print_reply(reply: OcrReply) -> int:
-    """The text on stdout, or the error sentence on stderr; the exit code for either."""
-    if reply.status != "ok":
-        return fail(CliError(reply.error, EXIT_CODES[reply.status]))
-    sys.stdout.write(reply.output + "\n")
-    return exit_codes.OK
 
 
 def _servable(args: argparse.Namespace) -> bool:
@@ -88,4 +75,8 @@ def _servable(args: argparse.Namespace) -> bool:
     if len(args.paths) != 1:
         return False
     path = Path(args.paths[0])
-    return path.is_file() and is_image_or_pdf(path)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # missing, a name too long, no permission: this process says which
+        return False
+    return regular and is_image_or_pdf(path)

@@ -1,19 +1,31 @@
-"""`desklens ocr` in this process: one file printed, batches written, --refine streamed."""
+"""`desklens ocr` in this process: one file printed, batches written, --refine streamed.
+
+A batch stops cleanly on Ctrl+C or SIGTERM (after the file being read; a PDF between pages)
+and on an output folder that cannot take files (full disk, read-only), and always ends with
+the summary of what was written.
+"""
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from desktop.cli import exit_codes
 from desktop.cli.common import CliError, ctrl_c_stops, fail, load_engine, load_images, read_images
-from desktop.cli.ocr_cmd import print_reply
-from desktop.core.ocr.batch import BatchProgress, collect_inputs, read_one, run_batch
+from desktop.cli.ocr_reply import print_reply
+from desktop.core.images import path_problem
+from desktop.core.ocr.batch import BatchProgress, BatchReport, collect_inputs, read_one, run_batch
 from desktop.core.ocr.engine import OcrEngine
 from desktop.core.ocr.model_files import OcrModelError
 from desktop.core.ocr.service import OcrRequest
 from desktop.core.refine import refine_to_markdown
+
+_SIGNAL_EXIT = {signal.SIGINT: exit_codes.INTERRUPTED, signal.SIGTERM: exit_codes.TERMINATED}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,9 +68,14 @@ def _write(chunk: str) -> None:
 
 
 def _check_inputs(args: argparse.Namespace, files: list[Path], refused: list[Path]) -> None:
-    missing = [path for path in args.paths if not Path(path).exists()]
-    if missing:
-        raise CliError(f"not found: {', '.join(map(str, missing))}", exit_codes.INPUT_PROBLEM)
+    """Every path named on the command line must be readable (folders are expanded)."""
+    problems = [
+        problem
+        for given in args.paths
+        if (problem := path_problem(given, given, what="an image or PDF")) is not None
+    ]
+    if problems:
+        raise CliError(" ".join(problems), exit_codes.INPUT_PROBLEM)
     given = {Path(path) for path in args.paths}
     explicit_refused = [path for path in refused if path in given]
     if explicit_refused:
@@ -77,28 +94,75 @@ def _check_inputs(args: argparse.Namespace, files: list[Path], refused: list[Pat
 
 
 def _print_one(engine: OcrEngine, path: Path, fmt: str) -> int:
-    return print_reply(read_one(engine, OcrRequest(str(path), fmt)))
+    # On a terminal, "page N of M" while a PDF is read (a long one takes minutes).
+    on_page = _show_page if sys.stderr.isatty() else None
+    return print_reply(read_one(engine, OcrRequest(str(path), fmt), on_page=on_page), path.name)
+
+
+def _show_page(done: int, total: int) -> None:
+    end = "\n" if done == total else ""
+    print(f"\rpage {done} of {total}", end=end, file=sys.stderr, flush=True)
 
 
 def _run_batch(engine: OcrEngine, args: argparse.Namespace) -> int:
-    report = run_batch(
-        engine,
-        args.paths,
-        out_dir=args.out,
-        fmt=args.format,
-        combined=args.combined,
-        on_progress=_print_progress,
-    )
+    with _stopped_by_signals() as stop:
+        report = run_batch(
+            engine,
+            args.paths,
+            out_dir=args.out,
+            fmt=args.format,
+            combined=args.combined,
+            on_progress=_print_progress,
+            cancel=stop.event,
+        )
     for path in report.refused:
         print(f"skipped {path} (not an image or PDF)", file=sys.stderr)
-    done = len(report.outcomes) - len(report.failed)
-    where = [str(p) for p in (args.out, report.combined) if p is not None]
-    print(
-        f"{done} of {len(report.outcomes)} files read"
-        + (f"; written to {' and '.join(where)}" if where and done else ""),
-        file=sys.stderr,
-    )
+    print(_summary(report, args), file=sys.stderr)
+    if report.write_error is not None:
+        return fail(CliError(report.write_error, exit_codes.INPUT_PROBLEM))
+    if stop.signal is not None:
+        return _SIGNAL_EXIT[stop.signal]
     return exit_codes.INPUT_PROBLEM if report.failed else exit_codes.OK
+
+
+def _summary(report: BatchReport, args: argparse.Namespace) -> str:
+    """ "12 of 40 files read; written to out/ and all.md", plus why it stopped early."""
+    done = len(report.outcomes) - len(report.failed)
+    line = f"{done} of {report.total} files read"
+    where = [str(p) for p in (args.out, report.combined) if p is not None]
+    if where and report.written:
+        line += f"; {report.written} written to {' and '.join(where)}"
+    if report.write_error is not None:
+        line += f"; stopped: {report.write_error}"
+    elif report.cancelled:
+        line += "; stopped when asked (the file being read was not written)"
+    return line
+
+
+class _Stop:
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.signal: int | None = None
+
+    def __call__(self, number: int, _frame: object) -> None:
+        self.signal = number
+        self.event.set()
+        signal.signal(number, signal.SIG_DFL)  # a second Ctrl+C ends it at once
+
+
+@contextmanager
+def _stopped_by_signals() -> Iterator[_Stop]:
+    """Ctrl+C and SIGTERM set the batch's cancel event instead of killing it mid-file."""
+    stop = _Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {number: signal.signal(number, stop) for number in _SIGNAL_EXIT}
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _print_progress(progress: BatchProgress) -> None:

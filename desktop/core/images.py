@@ -7,10 +7,12 @@ images from their header before any pixel memory is allocated.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
 import re
+import stat
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -106,7 +108,7 @@ def collect_image_files(
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
-        candidates = _files_in_folder(path, set()) if path.is_dir() else iter([path])
+        candidates = _files_in_folder(path, set()) if _is_dir(path) else iter([path])
         for candidate in candidates:
             if candidate in seen:
                 continue
@@ -129,19 +131,74 @@ def _files_in_folder(folder: Path, visited: set[Path]) -> Iterator[Path]:
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_dir():
+        if _is_dir(entry):
             yield from _files_in_folder(entry, visited)
         else:
             yield entry
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long, a loop of links: not a folder we can expand
+        return False
+
+
+def file_problem(
+    path: str | os.PathLike, label: str | None = None, *, what: str = "an image"
+) -> str | None:
+    """Why `path` cannot be read as an input file (a sentence naming it), or None.
+
+    Never raises: a name too long for the file system, a folder without permission, a
+    named pipe (which would block a reader forever) or a device are all sentences.
+    """
+    path = Path(path)
+    problem, info = _stat_problem(path, label, what)
+    if problem is None and info is not None and stat.S_ISDIR(info.st_mode):
+        problem = f"{_label(path, label)} is a folder, not {what}."
+    if problem is None and info is not None and info.st_size == 0:
+        problem = str(_empty_error(label or path.name))
+    return problem
+
+
+def path_problem(path: str | os.PathLike, label: str | None = None, *, what: str) -> str | None:
+    """`file_problem` for a path that may also be a folder (of inputs); an empty file is
+    left to its reader."""
+    return _stat_problem(Path(path), label, what)[0]
+
+
+def _stat_problem(
+    path: Path, label: str | None, what: str
+) -> tuple[str | None, os.stat_result | None]:
+    quoted = _label(path, label)
+    try:
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return f"{quoted} was not found.", None
+    except OSError as exc:
+        reason = "its name is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror
+        return f"{quoted} could not be read: {reason or exc}.", None
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        return f"{quoted} is {_special_kind(info.st_mode)}, not {what}.", info
+    return None, info
+
+
+def _label(path: Path, label: str | None) -> str:
+    return _quote(label or path.name or str(path))
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
 def _check_file(path: Path, label: str) -> None:
-    if not path.exists():
-        raise ImageError(f"{_quote(label)} was not found.")
-    if path.is_dir():
-        raise ImageError(f"{_quote(label)} is a folder, not an image.")
-    if path.stat().st_size == 0:
-        raise _empty_error(label)
+    problem = file_problem(path, label)
+    if problem is not None:
+        raise ImageError(problem)
 
 
 def _empty_error(label: str) -> ImageError:

@@ -12,7 +12,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+from desktop.core import atomic, bounded_json
 
 MANIFEST_NAME = "desklens.json"
 MANIFEST_FORMAT = 1
@@ -76,14 +78,21 @@ class Manifest:
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
-        data = json.loads(text)
+        return cls.from_dict(bounded_json.loads(text, what=MANIFEST_NAME))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Manifest:
+        files = {
+            _checked_name(k): FileEntry(int(v["size"]), v["sha256"])
+            for k, v in data["files"].items()
+        }
         return cls(
             source=data["source"],
             model_type=data["model_type"],
             weight_format=data["weight_format"],
             created=data["created"],
             versions=dict(data.get("versions", {})),
-            files={k: FileEntry(int(v["size"]), v["sha256"]) for k, v in data["files"].items()},
+            files=files,
             imported=bool(data.get("imported", False)),
             max_pixels=data.get("max_pixels"),
             extra=dict(data.get("extra", {})),
@@ -119,7 +128,9 @@ def build_manifest(
 ) -> Manifest:
     """Hashes every file in `folder`: the manifest itself and hidden top-level entries (a
     download's `.cache/` bookkeeping) excluded."""
-    config = json.loads((folder / "config.json").read_text())
+    config = bounded_json.read_json(folder / "config.json")
+    if not isinstance(config, dict):
+        raise ModelError(f"{folder / 'config.json'} does not hold a model configuration.")
     files = {
         path.relative_to(folder).as_posix(): FileEntry(path.stat().st_size, sha256_file(path))
         for path in sorted(folder.rglob("*"))
@@ -140,27 +151,52 @@ def build_manifest(
 
 
 def write_manifest(folder: Path, manifest: Manifest) -> Path:
-    path = folder / MANIFEST_NAME
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(manifest.to_json())
-    tmp.replace(path)
-    return path
+    return atomic.write_text(folder / MANIFEST_NAME, manifest.to_json())
 
 
 def read_manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST_NAME
-    if not path.is_file():
+    try:
+        data = bounded_json.read_json(path)
+        if not isinstance(data, dict):
+            raise TypeError("not a JSON object")
+        return Manifest.from_dict(data)
+    except (FileNotFoundError, NotADirectoryError) as exc:
         raise ModelError(
             f"{folder} has no {MANIFEST_NAME}: DeskLens did not set it up. Download a model "
             f"with `desklens models --download`, or import a converted OpenVINO folder with "
             f"`desklens models --import {folder}`."
-        )
-    try:
-        return Manifest.from_json(path.read_text())
-    except (ValueError, KeyError, TypeError) as exc:
+        ) from exc
+    except OSError as exc:  # permission denied, an I/O error, a folder of that name
+        raise ModelError(f"{path} could not be read: {exc.strerror or exc}.") from exc
+    except bounded_json.JsonError as exc:
+        raise ModelError(f"{exc} Convert or import the model again.") from exc
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(
             f"{path} is damaged ({exc}). Convert or import the model again with convert.py."
         ) from exc
+
+
+def _checked_name(name: object) -> str:
+    """A manifest's file name, refused unless it is a relative path inside the folder: a
+    manifest must never make DeskLens read (or report the size of) a file elsewhere."""
+    if not isinstance(name, str) or not name or "\\" in name or "\0" in name:
+        raise ValueError(f"the file name {name!r} is not a plain relative path")
+    parts = PurePosixPath(name).parts
+    if PurePosixPath(name).is_absolute() or ".." in parts or (parts and ":" in parts[0]):
+        raise ValueError(f"the file name {name!r} points outside the model folder")
+    return name
+
+
+def _inside(folder: Path, name: str) -> Path:
+    """`folder / name`, refused if a symbolic link leads it out of the folder."""
+    path = folder / name
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise ModelError(
+            f"{name} in {folder} links outside the model folder; DeskLens does not follow it. "
+            "Convert or import the model again."
+        )
+    return path
 
 
 def _release(version: str) -> tuple[int, ...]:
@@ -194,23 +230,32 @@ def verify_model_dir(folder: Path, *, hashes: bool = False) -> Manifest:
             f"{', '.join(SUPPORTED_MODEL_TYPES)}."
         )
     for name, entry in manifest.files.items():
-        path = folder / name
-        if not path.is_file():
-            raise ModelError(
-                f"The model folder {folder} is incomplete: {name} is missing. "
-                "Convert or import the model again with convert.py."
-            )
-        size = path.stat().st_size
-        if size != entry.size:
-            raise ModelError(
-                f"{name} in {folder} is damaged: {size} bytes instead of {entry.size} "
-                "(truncated copy or full disk?). Convert or import the model again."
-            )
-        if hashes and sha256_file(path) != entry.sha256:
-            raise ModelError(
-                f"{name} in {folder} does not match its checksum in {MANIFEST_NAME}. "
-                "Convert or import the model again."
-            )
+        _check_entry(folder, name, entry, hashes)
+    _check_versions(manifest)
+    return manifest
+
+
+def _check_entry(folder: Path, name: str, entry: FileEntry, hashes: bool) -> None:
+    path = _inside(folder, name)
+    if not path.is_file():
+        raise ModelError(
+            f"The model folder {folder} is incomplete: {name} is missing. "
+            "Convert or import the model again with convert.py."
+        )
+    size = path.stat().st_size
+    if size != entry.size:
+        raise ModelError(
+            f"{name} in {folder} is damaged: {size} bytes instead of {entry.size} "
+            "(truncated copy or full disk?). Convert or import the model again."
+        )
+    if hashes and sha256_file(path) != entry.sha256:
+        raise ModelError(
+            f"{name} in {folder} does not match its checksum in {MANIFEST_NAME}. "
+            "Convert or import the model again."
+        )
+
+
+def _check_versions(manifest: Manifest) -> None:
     runtime = installed_versions(RUNTIME_PACKAGES)
     for package in ("openvino", "openvino-tokenizers"):
         made_with, have = manifest.versions.get(package), runtime.get(package)
@@ -220,4 +265,3 @@ def verify_model_dir(folder: Path, *, hashes: bool = False) -> Manifest:
                 f"{have}. Update DeskLens (pip install -U {package}) or convert the model again "
                 "with this version."
             )
-    return manifest

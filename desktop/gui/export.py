@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from desktop.core import atomic
 from desktop.core.history.ocr_text import OcrText
 
 FORMATS = {".txt": "Plain text (*.txt)", ".md": "Markdown (*.md)", ".json": "JSON (*.json)"}
@@ -25,9 +26,9 @@ def default_file_name(result: OcrText, suffix: str = ".txt") -> str:
     return re.sub(r'[<>:"/\\|?*\x00-\x1f]', "_", stem) + suffix
 
 
-def save_text(parent: QWidget, result: OcrText, folder: str = "") -> Path | None:
-    """Asks where to save; returns the written file, or None if the user cancelled.
-    Raises OSError when the file cannot be written."""
+def ask_save_path(parent: QWidget, result: OcrText, folder: str = "") -> tuple[Path, str] | None:
+    """Asks where to save; returns the file and the content its format calls for, or None
+    if the user cancelled."""
     start = str(Path(folder) / default_file_name(result)) if folder else default_file_name(result)
     name, chosen = QFileDialog.getSaveFileName(
         parent, "Save extracted text", start, ";;".join(FORMATS.values())
@@ -38,5 +39,10 @@ def save_text(parent: QWidget, result: OcrText, folder: str = "") -> Path | None
     if path.suffix.lower() not in FORMATS:  # no extension typed: take the filter's
         suffix = next((s for s, label in FORMATS.items() if label == chosen), ".txt")
         path = path.with_name(path.name + suffix)
-    path.write_text(content_for(result, path.suffix.lower()), encoding="utf-8")
-    return path
+    return path, content_for(result, path.suffix.lower())
+
+
+def write_text(path: Path, content: str) -> None:
+    """Writes the file (on the storage thread), whole or not at all. Raises OSError (a
+    WriteError naming the file and the reason) when it cannot be written."""
+    atomic.write_text(path, content)

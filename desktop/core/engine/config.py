@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from desktop.core.bounded_json import read_json
 from desktop.core.chat import AnswerStats
 from desktop.core.engine.vision import VisionSpec
 from desktop.core.manifest import Manifest
@@ -70,7 +70,7 @@ class Preparation:
 
 def read_vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> VisionSpec:
     """The image pipeline's sizes: the model's patch geometry within the configured budget."""
-    pre = json.loads((folder / "preprocessor_config.json").read_text())
+    pre = read_json(folder / "preprocessor_config.json")
     patch, merge = int(vision_cfg["patch_size"]), int(vision_cfg["spatial_merge_size"])
     token_px = (patch * merge) ** 2
     size = pre.get("size", {})

@@ -7,7 +7,6 @@ a new prompt is compared with what the state holds and only the difference is fe
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
+from desktop.core.bounded_json import read_json
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
 from desktop.core.engine.batch import BatchPrompt, pad_left
 from desktop.core.engine.config import EngineConfig, ModelInfo, Preparation, read_vision_spec
@@ -68,7 +68,7 @@ class VLMEngine:
         lm_props = {**common, **config.language_properties}
         vis_props = {**common, **config.vision_properties}
         device = config.device
-        model_config = json.loads((folder / "config.json").read_text())
+        model_config = read_json(folder / "config.json")
         vision_cfg, text_cfg = model_config["vision_config"], model_config["text_config"]
         self._hidden = int(text_cfg["hidden_size"])
         self.codec = TextCodec(core, folder)
@@ -129,7 +129,7 @@ class VLMEngine:
         manifest = verify_model_dir(folder)
         try:
             return cls(folder, config or EngineConfig(), manifest)
-        except (RuntimeError, KeyError, ValueError, OSError) as exc:
+        except (RuntimeError, KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
             raise ModelError(
                 f"The model in {folder} could not be loaded ({describe(exc)}). "
                 "Convert or import it again with convert.py."

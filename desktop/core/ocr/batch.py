@@ -1,7 +1,9 @@
 """OCR of many files or folders: progress, cancellation, one outcome per file, exports.
 
-A file that cannot be read is reported in its outcome and the batch goes on; only a missing
-or broken OCR model (OcrModelError) stops it, since every further file would fail alike.
+A file that cannot be read is reported in its outcome and the batch goes on; a missing or
+broken OCR model (OcrModelError) and an output folder that cannot take files (full disk,
+read-only) stop it, since every further file would fail alike. Outputs are written whole or
+not at all; a file cut short by `cancel` (a PDF stopped between pages) is not written.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from desktop.core.atomic import WriteError
 from desktop.core.errors import describe
 from desktop.core.images import PDF_EXTENSION, ImageError, collect_image_files, load_image
 from desktop.core.ocr.engine import OcrEngine
 from desktop.core.ocr.export import render, write_combined, write_document
 from desktop.core.ocr.model_files import OcrModelError
 from desktop.core.ocr.models import OcrDocument
-from desktop.core.ocr.pdf import read_pdf
+from desktop.core.ocr.pdf import PageCallback, read_pdf
 from desktop.core.ocr.service import OcrReply, OcrRequest
 
 Status = Literal["reading", "done", "failed"]
@@ -42,6 +45,7 @@ class FileOutcome:
     error: str | None = None  # user-facing sentence when the file could not be read
     seconds: float = 0.0
     outputs: list[Path] = field(default_factory=list)
+    written: bool = False  # every output of this file is in place
 
     @property
     def ok(self) -> bool:
@@ -54,10 +58,16 @@ class BatchReport:
     refused: list[Path]  # files in the inputs that are neither images nor PDFs
     cancelled: bool = False
     combined: Path | None = None
+    total: int = 0  # files found in the inputs (more than outcomes when stopped early)
+    write_error: str | None = None  # why outputs stopped being written (the batch stopped)
 
     @property
     def failed(self) -> list[FileOutcome]:
         return [outcome for outcome in self.outcomes if not outcome.ok]
+
+    @property
+    def written(self) -> int:
+        return sum(outcome.written for outcome in self.outcomes)
 
 
 ProgressCallback = Callable[[BatchProgress], None]
@@ -69,21 +79,27 @@ def collect_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list
 
 
 def read_document(
-    engine: OcrEngine, path: Path, cancel: threading.Event | None = None
+    engine: OcrEngine,
+    path: Path,
+    cancel: threading.Event | None = None,
+    on_page: PageCallback | None = None,
 ) -> OcrDocument:
     """One image or PDF as a document. Raises ImageError (PdfError) for unusable input."""
     if path.suffix.lower() == PDF_EXTENSION:
-        return read_pdf(engine, path, cancel=cancel)
+        return read_pdf(engine, path, cancel=cancel, on_page=on_page)
     return OcrDocument(source_name=path.name, pages=[engine.extract(load_image(path))])
 
 
 def read_one(
-    engine: OcrEngine, request: OcrRequest, cancel: threading.Event | None = None
+    engine: OcrEngine,
+    request: OcrRequest,
+    cancel: threading.Event | None = None,
+    on_page: PageCallback | None = None,
 ) -> OcrReply:
     """One file rendered as `desklens ocr FILE` prints it (in-process or served); a file or
     model problem becomes the reply's status and sentence."""
     try:
-        document = read_document(engine, Path(request.path), cancel)
+        document = read_document(engine, Path(request.path), cancel, on_page)
     except ImageError as exc:
         return OcrReply("input", error=str(exc))
     except OcrModelError as exc:
@@ -104,29 +120,60 @@ def run_batch(
     """Read every image and PDF under `paths`, writing outputs as each file finishes.
 
     `out_dir` receives `<name>.<ext>` per file (+ a CSV per table); `combined` receives all
-    documents in one file whose extension picks the format. Raises OcrModelError only.
+    documents in one file whose extension picks the format. Raises OcrModelError only;
+    outputs that cannot be written end up in `report.write_error`.
     """
     files, refused = collect_inputs(paths)
-    report = BatchReport(outcomes=[], refused=refused)
+    report = BatchReport(outcomes=[], refused=refused, total=len(files))
     stems = _unique_stems(files)
+    cancelled = cancel.is_set if cancel is not None else lambda: False
     for index, path in enumerate(files):
-        if cancel is not None and cancel.is_set():
+        if cancelled():
             report.cancelled = True
             break
         _notify(on_progress, BatchProgress(index, len(files), path, "reading"))
         outcome = _read_one(engine, path, cancel)
-        if outcome.document is not None and out_dir is not None:
-            outcome.outputs = write_document(outcome.document, out_dir, stems[index], fmt)
+        if cancelled():
+            report.cancelled = True  # this file may be cut short: neither counted nor written
+            break
         report.outcomes.append(outcome)
+        _write_outputs(report, outcome, out_dir, stems[index], fmt)
         status: Status = "done" if outcome.ok else "failed"
         _notify(
             on_progress,
             BatchProgress(index + 1, len(files), path, status, outcome.error or _summary(outcome)),
         )
-    documents = [o.document for o in report.outcomes if o.document is not None]
-    if combined is not None and documents:
-        report.combined = write_combined(documents, combined)
+        if report.write_error is not None:
+            break
+    _write_combined(report, combined)
     return report
+
+
+def _write_outputs(
+    report: BatchReport, outcome: FileOutcome, out_dir: Path | None, stem: str, fmt: str
+) -> None:
+    if outcome.document is None:
+        return
+    if out_dir is None:
+        outcome.written = True
+        return
+    try:
+        outcome.outputs = write_document(outcome.document, out_dir, stem, fmt)
+        outcome.written = True
+    except WriteError as exc:
+        outcome.error = str(exc)
+        if exc.affects_folder:
+            report.write_error = str(exc)
+
+
+def _write_combined(report: BatchReport, combined: Path | None) -> None:
+    documents = [o.document for o in report.outcomes if o.document is not None and o.written]
+    if combined is None or not documents:
+        return
+    try:
+        report.combined = write_combined(documents, combined)
+    except WriteError as exc:
+        report.write_error = str(exc)
 
 
 def _read_one(engine: OcrEngine, path: Path, cancel: threading.Event | None) -> FileOutcome:

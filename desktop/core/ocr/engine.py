@@ -20,6 +20,7 @@ from desktop.core.ocr.model_files import (
 from desktop.core.ocr.models import OcrResult, TextFragment
 from desktop.core.ocr.ppocr import DetectorSettings, PpOcr
 from desktop.core.ocr.ruled_tables import find_table_grids
+from desktop.core.ocr.strips import check_readable
 
 # Recognizer input widths (lines scaled to its 48 px height) primed by a thorough warm-up:
 # every line of the benchmark's screenshots fits (widest: 3,572, small text across 1366 px);
@@ -69,6 +70,7 @@ class OcrEngine:
     def extract(self, image: LoadedImage | Image.Image, *, name: str | None = None) -> OcrResult:
         """Read all text of an image, in reading order. Raises ImageError for unusable input."""
         loaded = image if isinstance(image, LoadedImage) else load_image(image, name=name)
+        check_readable(loaded.size, self.detector.max_side, self.detector.min_side, loaded.name)
         started = time.perf_counter()
         rgb = np.asarray(loaded.image)
         with self._lock:

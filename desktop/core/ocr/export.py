@@ -1,4 +1,8 @@
-"""Writing OCR documents to files: text, Markdown, JSON, and CSV for tables."""
+"""Writing OCR documents to files: text, Markdown, JSON, and CSV for tables.
+
+Every file is written whole or not at all (`desktop.core.atomic`): a full disk raises
+`WriteError` naming the file and leaves no truncated output that looks like a result.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from desktop.core import atomic
 from desktop.core.ocr.models import OcrDocument
 
 # format name (as the CLI spells it) -> file extension
@@ -29,8 +34,8 @@ def format_for_path(path: Path) -> str:
 
 
 def write_document(document: OcrDocument, folder: Path, stem: str, fmt: str) -> list[Path]:
-    """`<stem><ext>` in the chosen format, plus `<stem>.table<N>.csv` per table found."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """`<stem><ext>` in the chosen format, plus `<stem>.table<N>.csv` per table found.
+    Raises WriteError for the first file that cannot be written."""
     main = folder / f"{stem}{FORMATS[fmt]}"
     _write(main, render(document, fmt))
     written = [main]
@@ -50,10 +55,9 @@ def write_combined(documents: Sequence[OcrDocument], path: Path) -> Path:
         content = "\n\n".join(f"# {d.source_name}\n\n{d.markdown()}" for d in documents)
     else:
         content = "\n\n".join(f"===== {d.source_name} =====\n{d.text()}" for d in documents)
-    path.parent.mkdir(parents=True, exist_ok=True)
     _write(path, content)
     return path
 
 
 def _write(path: Path, content: str) -> None:
-    path.write_text(content + "\n", encoding="utf-8")
+    atomic.write_text(path, content + "\n", mkdir=True)

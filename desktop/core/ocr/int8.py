@@ -11,15 +11,14 @@ those layers in INT8. Attention products of two activations, softmax and the res
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 from openvino import opset13 as ops
+
+from desktop.core.bounded_json import read_json
 
 RANGES_FILE = Path(__file__).with_name("int8_ranges.json")
 _WEIGHTED = {"Convolution", "GroupConvolution", "MatMul"}
@@ -57,7 +56,10 @@ def apply_ranges(model: ov.Model, ranges: dict[str, list[float]]) -> int:
 
 
 def load_ranges(path: Path = RANGES_FILE) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    ranges = read_json(path)
+    if not isinstance(ranges, dict):
+        raise ValueError(f"{path} does not hold calibration ranges")
+    return ranges
 
 
 def build_int8(source: Path, ranges: dict[str, list[float]], target: Path) -> int:
@@ -72,37 +74,6 @@ def build_int8(source: Path, ranges: dict[str, list[float]], target: Path) -> in
         pass
     ov.save_model(model, target, compress_to_fp16=False)
     return layers
-
-
-def build_folder(
-    sources: dict[str, Path], signature: dict[str, int], target: Path, ranges_file: Path
-) -> bool:
-    """Writes det/rec INT8 IR + manifest into `target` (staged, then renamed into place).
-
-    False when the committed ranges were calibrated on other source models (a rapidocr
-    upgrade) or the folder cannot be written (read-only profile, full disk): FP32 is used then.
-    """
-    from desktop.core.ocr.model_files import write_manifest
-
-    staging = target.with_name(f".{target.name}-{os.getpid()}")
-    try:
-        ranges = load_ranges(ranges_file)
-        if ranges.get("source_sizes") != signature:
-            return False
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        files = {}
-        for role, source in sources.items():
-            files[role] = f"{role}_int8.xml"
-            build_int8(source, ranges[role], staging / files[role])
-        write_manifest(staging, files, {"openvino": ov.__version__, "ranges": ranges_file.name})
-        if target.exists():  # another process finished first, or a stale copy: replace it
-            shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
-        return True
-    except (OSError, RuntimeError, ValueError, KeyError, TypeError):
-        shutil.rmtree(staging, ignore_errors=True)
-        return False
 
 
 def _activation_fq(value: ov.Output, low: float, high: float) -> ov.Output:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from desktop.core import paths
+from desktop.core import atomic, paths
+from desktop.core.bounded_json import read_json
 
 
 class OcrModelError(RuntimeError):
@@ -95,11 +97,31 @@ def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
 
 def build_int8_models(target: Path, ranges_file: Path | None = None) -> dict[str, Path] | None:
     """INT8 det/rec built into `target` from the wheel's models and the calibration ranges
-    (the committed ones by default); None when that is not possible."""
-    from desktop.core.ocr.int8 import RANGES_FILE, build_folder
+    (the committed ones by default), staged in a hidden folder and renamed into place; None
+    when the ranges were calibrated on other source models (a rapidocr upgrade) or the folder
+    cannot be written (read-only profile, full disk): FP32 is used then."""
+    from desktop.core.ocr import int8  # OpenVINO's graph API: only when building
 
-    sources = {role: _wheel_model(role) for role in QUANTIZED}
-    if not build_folder(sources, source_signature(), target, ranges_file or RANGES_FILE):
+    ranges_file = ranges_file or int8.RANGES_FILE
+    staging = target.with_name(f".{target.name}-{os.getpid()}")
+    try:
+        ranges = int8.load_ranges(ranges_file)
+        if ranges.get("source_sizes") != source_signature():
+            return None
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        files = {}
+        for role in QUANTIZED:
+            files[role] = f"{role}_int8.xml"
+            int8.build_int8(_wheel_model(role), ranges[role], staging / files[role])
+        write_manifest(
+            staging, files, {"openvino": int8.ov.__version__, "ranges": ranges_file.name}
+        )
+        if target.exists():  # another process finished first, or a stale copy: replace it
+            shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError):
+        shutil.rmtree(staging, ignore_errors=True)
         return None
     return _valid_int8(target)
 
@@ -110,22 +132,27 @@ def source_signature() -> dict[str, int]:
 
 
 def write_manifest(folder: Path, files: dict[str, str], versions: dict[str, str]) -> Path:
-    manifest = folder / MANIFEST_NAME
     content = {"source_sizes": source_signature(), "files": files, "versions": versions}
-    manifest.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
-    return manifest
+    return atomic.write_text(folder / MANIFEST_NAME, json.dumps(content, indent=2) + "\n")
 
 
 def _valid_int8(folder: Path) -> dict[str, Path] | None:
     try:
-        manifest = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+        manifest = read_json(folder / MANIFEST_NAME)
         if manifest["source_sizes"] != source_signature():
             return None
-        found = {role: folder / manifest["files"][role] for role in QUANTIZED}
+        found = {role: folder / _plain_name(manifest["files"][role]) for role in QUANTIZED}
     except (OSError, ValueError, KeyError, TypeError):
         return None
     complete = all(xml.is_file() and xml.with_suffix(".bin").is_file() for xml in found.values())
     return found if complete else None
+
+
+def _plain_name(name: object) -> str:
+    """A file name inside the folder: a manifest cannot point the OCR at another file."""
+    if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+        raise ValueError(f"not a file name inside the folder: {name!r}")
+    return name
 
 
 def _wheel_model(role: str) -> Path:

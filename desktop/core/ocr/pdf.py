@@ -1,11 +1,15 @@
 """PDF text: pages with an embedded text layer are read from it, the others are rendered and OCR'd.
 
 Either way the text goes through the same layout, so two-column pages and tables come out in
-the same reading order. Coordinates are pixels of the page rendered at RENDER_SCALE.
+the same reading order. Coordinates are pixels of the page rendered at its scale: RENDER_SCALE,
+or less for a page so large that its rendering would pass MAX_RENDER_PIXELS (decided from the
+page's size in points, before any pixel is allocated). Rendering alone (the GUI's intake)
+imports neither OpenCV nor OpenVINO: the OCR engine is only passed in.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -13,12 +17,16 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium
+from PIL import Image
 
-from desktop.core.images import ImageError, load_image
-from desktop.core.ocr.engine import OcrEngine
+from desktop.core.images import ImageError, file_problem, load_image
 from desktop.core.ocr.models import OcrDocument, OcrResult, TextFragment
+
+if TYPE_CHECKING:
+    from desktop.core.ocr.engine import OcrEngine
 
 # 144 dpi: 10-point text becomes 20 px tall, the size the OCR models read best; an A4 page
 # renders to 1190 x 1684 pixels.
@@ -27,6 +35,12 @@ RENDER_SCALE = 2.0
 # page number or a stamp alone must not hide the page's real, image-only content).
 MIN_TEXT_LAYER_CHARS = 20
 MAX_GARBLED_SHARE = 0.3
+# 36 megapixels: an A4 page at 600 dpi. A larger page (a poster, a 200-inch-square page) is
+# rendered at the scale that fits: a 14400 x 14400 pt page at RENDER_SCALE would be 829 MP,
+# 3.3 GB as BGRA before it could be refused.
+MAX_RENDER_PIXELS = 36_000_000
+# Below this (18 dpi) nothing but a poster's headline is readable: such a page is refused.
+MIN_RENDER_SCALE = 0.25
 
 PageCallback = Callable[[int, int], None]  # (pages done, pages in total)
 
@@ -60,8 +74,10 @@ def read_pdf(
     return OcrDocument(source_name=name, pages=pages)
 
 
-def render_pages(path: str | os.PathLike, limit: int | None = None):
-    """The first `limit` pages as RGB images at RENDER_SCALE, and the page count."""
+def render_pages(
+    path: str | os.PathLike, limit: int | None = None
+) -> tuple[list[Image.Image], int]:
+    """The first `limit` pages as RGB images at their scale, and the page count."""
     name = Path(path).name
     with _open(path, name) as document:
         total = len(document)
@@ -69,39 +85,56 @@ def render_pages(path: str | os.PathLike, limit: int | None = None):
         for index in range(total if limit is None else min(total, limit)):
             page = document[index]
             try:
-                images.append(_render(page))
+                images.append(_render(page, page_scale(page, name, index + 1)))
             finally:
                 page.close()
         return images, total
 
 
-def _render(page: pdfium.PdfPage):
-    return page.render(scale=RENDER_SCALE).to_pil().convert("RGB")
+def page_scale(page: pdfium.PdfPage, name: str, number: int) -> float:
+    """RENDER_SCALE, or the smaller scale at which the page fits MAX_RENDER_PIXELS; PdfError
+    for a page with no area or one too large to read even at MIN_RENDER_SCALE."""
+    width, height = page.get_size()
+    area = width * height
+    if not (math.isfinite(area) and width > 0 and height > 0):
+        raise PdfError(f'Page {number} of "{name}" has no size ({width} x {height} points).')
+    scale = min(RENDER_SCALE, math.sqrt(MAX_RENDER_PIXELS / area))
+    if scale < MIN_RENDER_SCALE:
+        raise PdfError(
+            f'Page {number} of "{name}" is too large to read: {width:,.0f} x {height:,.0f} '
+            f"points ({width / 72:,.0f} x {height / 72:,.0f} inches)."
+        )
+    return scale
+
+
+def _render(page: pdfium.PdfPage, scale: float) -> Image.Image:
+    return page.render(scale=scale).to_pil().convert("RGB")
 
 
 def _read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) -> OcrResult:
     started = time.perf_counter()
-    fragments = _text_layer(page)
+    scale = page_scale(page, name, number)
+    fragments = _text_layer(page, scale)
     if fragments is not None:
-        width, height = _rendered_size(page)
-        result = OcrEngine.result_from_fragments(
+        width, height = _rendered_size(page, scale)
+        result = engine.result_from_fragments(
             fragments, (width, height), started=started, source_name=name
         )
         result.text_layer = True
     else:
-        result = engine.extract(load_image(_render(page), name=name))
+        result = engine.extract(load_image(_render(page, scale), name=name))
         result.seconds = time.perf_counter() - started
     result.page = number
     return result
 
 
-def _text_layer(page: pdfium.PdfPage) -> list[TextFragment] | None:
+def _text_layer(page: pdfium.PdfPage, scale: float) -> list[TextFragment] | None:
     """The page's text runs as fragments in rendered-pixel coordinates; None if it has none."""
     textpage = page.get_textpage()
     try:
         if not _usable_text(textpage.get_text_range()):
             return None
-        to_pixels = _pixel_mapper(page)
+        to_pixels = _pixel_mapper(page, scale)
         fragments = []
         for index in range(textpage.count_rects()):
             left, bottom, right, top = textpage.get_rect(index)
@@ -131,18 +164,19 @@ def _usable_text(text: str) -> bool:
     return len(visible) >= MIN_TEXT_LAYER_CHARS and garbled <= MAX_GARBLED_SHARE * len(visible)
 
 
-def _rendered_size(page: pdfium.PdfPage) -> tuple[int, int]:
+def _rendered_size(page: pdfium.PdfPage, scale: float) -> tuple[int, int]:
     width, height = page.get_size()
     if page.get_rotation() in (90, 270):
         width, height = height, width
-    return round(width * RENDER_SCALE), round(height * RENDER_SCALE)
+    return round(width * scale), round(height * scale)
 
 
-def _pixel_mapper(page: pdfium.PdfPage) -> Callable[[float, float], tuple[float, float]]:
+def _pixel_mapper(
+    page: pdfium.PdfPage, scale: float
+) -> Callable[[float, float], tuple[float, float]]:
     """PDF points (origin bottom left) -> pixels of the page as rendered (rotation applied)."""
     width, height = page.get_size()
     rotation = page.get_rotation()
-    scale = RENDER_SCALE
 
     def to_pixels(x: float, y: float) -> tuple[float, float]:
         if rotation == 90:
@@ -158,8 +192,9 @@ def _pixel_mapper(page: pdfium.PdfPage) -> Callable[[float, float], tuple[float,
 
 @contextmanager
 def _open(path: str | os.PathLike, name: str) -> Iterator[pdfium.PdfDocument]:
-    if not Path(path).is_file():
-        raise PdfError(f'"{name}" was not found.')
+    problem = file_problem(path, name, what="a PDF")
+    if problem is not None:
+        raise PdfError(problem)
     try:
         document = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:

@@ -27,6 +27,7 @@ import openvino as ov
 from desktop.core.errors import describe
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
+from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_line, text_quads
 
 REC_HEIGHT = 48  # the recognition model's input height
@@ -97,7 +98,7 @@ class PpOcr:
         crops = [crop_line(bgr, quad) for quad in quads]
         if self._cls is not None:
             crops = self._upright(crops)
-        reads = self.recognize(crops)
+        reads = self.recognize_lines(crops)
         return [
             TextFragment(text=text, quad=tuple(map(tuple, quad.tolist())), confidence=score)
             for quad, (text, score) in zip(quads, reads, strict=True)
@@ -107,7 +108,21 @@ class PpOcr:
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
         """Text line quadrilaterals (4x2 float32, clockwise from top-left) in image pixels.
 
-        Large images (HiDPI screenshots, mostly) are first probed at half scale, a quarter
+        A long strip is read in tiles (`strips.py`): the detector never gets more than its
+        cap. Raises ValueError for a strip too long to tile (OcrEngine refuses those first).
+        """
+        tiles = plan_tiles(*bgr.shape[:2], settings.max_side, settings.min_side)
+        found = [
+            (
+                tile,
+                self._detect_whole(bgr[tile.top : tile.bottom, tile.left : tile.right], settings),
+            )
+            for tile in tiles
+        ]
+        return join_tiled_boxes(found)
+
+    def _detect_whole(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
+        """Large images (HiDPI screenshots, mostly) are first probed at half scale, a quarter
         of the work; the probe stands if its text came out tall enough to be found reliably.
         """
         if bgr.shape[0] * bgr.shape[1] > settings.probe_above_pixels:
@@ -132,6 +147,19 @@ class PpOcr:
             quad[:, 1] = quad[:, 1].clip(0, height - 1)
             quads.append(quad.astype(np.float32))
         return quads, heights
+
+    def recognize_lines(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+        """`recognize`, with crops wider than the recognizer's cap read in pieces and joined
+        (the piece reads' mean confidence, weighted by their lengths)."""
+        pieces, owners = [], []
+        for owner, crop in enumerate(crops):
+            for piece in split_wide_crop(crop, REC_HEIGHT):
+                pieces.append(piece)
+                owners.append(owner)
+        joined: list[list[tuple[str, float]]] = [[] for _ in crops]
+        for owner, read in zip(owners, self.recognize(pieces), strict=True):
+            joined[owner].append(read)
+        return [_join_reads(reads) for reads in joined]
 
     def recognize(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """(text, confidence) for each BGR line crop, in the order given."""
@@ -196,8 +224,11 @@ def detector_input(bgr: np.ndarray, settings: DetectorSettings, zoom: float = 1.
     """The image scaled to multiples of 32 and framed by a margin of its background colour
     (text touching the border is then still detected)."""
     height, width = bgr.shape[:2]
+    cap = settings.upscale * settings.max_side / max(height, width)
     scale = zoom * settings.upscale * min(1.0, settings.max_side / max(height, width))
-    scale = max(scale, settings.min_side / min(height, width))
+    # Tiny snippets are enlarged so that the detector sees whole glyphs, but never past the
+    # cap: a 65535 x 10 strip would otherwise be fed as 419,000 x 64 px (9.6 GB).
+    scale = min(max(scale, settings.min_side / min(height, width)), cap)
     det_w = max(DET_MULTIPLE, round(width * scale / DET_MULTIPLE) * DET_MULTIPLE)
     det_h = max(DET_MULTIPLE, round(height * scale / DET_MULTIPLE) * DET_MULTIPLE)
     resized = cv2.resize(bgr, (det_w, det_h), interpolation=cv2.INTER_LINEAR)
@@ -246,6 +277,15 @@ def ctc_greedy_decode(
     else:
         probabilities = chosen.max(axis=1)
     return text, float(probabilities.mean())
+
+
+def _join_reads(reads: list[tuple[str, float]]) -> tuple[str, float]:
+    if len(reads) == 1:
+        return reads[0]
+    text = "".join(text for text, _ in reads)
+    weight = sum(len(text) for text, _ in reads)
+    score = sum(len(text) * score for text, score in reads) / weight if weight else 0.0
+    return text, score
 
 
 def _drop_final_softmax(model: ov.Model) -> bool:

@@ -6,39 +6,54 @@ more than reading a screenshot takes on a warm engine. A process that keeps the 
 (`desklens serve`, or the open desktop app) answers instead, and the client imports nothing
 heavy (this module needs only the standard library).
 
-Only the same user gets in: on POSIX the socket lives in a 0700 folder, and every connection
-must also pass an HMAC challenge keyed by a random secret kept in a 0600 file beside it (a
-Windows named pipe has no folder to protect it). Messages are JSON; nothing is pickled.
-The service reads one file per request, in the order requests arrive. The open app's service
-also takes files to attach (`desklens shot.png` while DeskLens is open: one window, one model
-in memory).
+Only the same user gets in (`service_transport`: a private socket folder, an HMAC challenge
+keyed by a secret in a 0600 file, under a handshake timeout). Messages are JSON, bounded in
+size and depth; nothing is pickled. Each connection has its own thread (at most
+MAX_CONNECTIONS; one more is closed at once and its client reads the file itself), so a slow
+or silent client never holds up another. A request that fails in any way gets an error reply
+and the service goes on; if the listening thread itself ends, `failure` says why. The open
+app's service also takes files to attach (`desklens shot.png` while DeskLens is open: one
+window, one model in memory).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import secrets
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from multiprocessing.connection import AuthenticationError, Client, Connection, Listener
+from multiprocessing.connection import AuthenticationError, Connection, Listener
 from pathlib import Path
 from typing import Literal
 
-from desktop.core.paths import user_data_dir
+from desktop.core import bounded_json
+from desktop.core.errors import describe
+from desktop.core.ocr.service_transport import (
+    UNIX_PATH_LIMIT,
+    Endpoint,
+    FolderRefused,
+    authenticate,
+    connect,
+    default_endpoint,
+    private_folder,
+    shut,
+    wake,
+    write_key,
+)
+
+__all__ = ["Endpoint", "OcrReply", "OcrRequest", "OcrService", "ServiceError", "default_endpoint"]
 
 # What the CLI turns into its exit code; "stopped": the service closed mid-request (the
 # client then reads the file itself).
 Status = Literal["ok", "input", "model", "failed", "stopped"]
-MAX_MESSAGE_BYTES = 1 << 20  # a request is a path and a format name
+MAX_MESSAGE_BYTES = 1 << 20  # a request is a path and a format name (or a few paths)
 MAX_REPLY_BYTES = 64 << 20  # the text of a long PDF
-_UNIX_PATH_LIMIT = 100  # sun_path holds 104-108 bytes depending on the system
+MAX_MESSAGE_DEPTH = 4  # {"op": ..., "paths": [...]}
+MAX_CONNECTIONS = 8  # threads answering at once; requests beyond wait on the engine anyway
+_UNIX_PATH_LIMIT = UNIX_PATH_LIMIT
 
 
 class ServiceError(Exception):
@@ -61,29 +76,6 @@ class OcrReply:
 
 # Reads one request; the event is set when the service is stopping (a long PDF may end early).
 Handler = Callable[[OcrRequest, threading.Event], OcrReply]
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    address: str  # socket path (POSIX) or pipe name (Windows)
-    family: str  # "AF_UNIX" or "AF_PIPE", as multiprocessing.connection names them
-    key_file: Path
-
-    @property
-    def is_pipe(self) -> bool:
-        return self.family == "AF_PIPE"
-
-
-def default_endpoint() -> Endpoint:
-    """Where this user's service listens; one per data folder (DESKLENS_DATA_DIR included)."""
-    folder = user_data_dir() / "run"
-    tag = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
-    if sys.platform == "win32":
-        return Endpoint(rf"\\.\pipe\DeskLens-ocr-{tag}", "AF_PIPE", folder / "ocr.key")
-    socket_path = folder / "ocr.sock"
-    if len(os.fsencode(socket_path)) > _UNIX_PATH_LIMIT:  # a deep data folder: a short home
-        socket_path = Path(tempfile.gettempdir()) / f"desklens-{os.getuid()}-{tag}" / "ocr.sock"
-    return Endpoint(str(socket_path), "AF_UNIX", folder / "ocr.key")
 
 
 def ask_service(request: OcrRequest, endpoint: Endpoint | None = None) -> OcrReply | None:
@@ -115,28 +107,27 @@ def ping(endpoint: Endpoint | None = None) -> int | None:
 
 def _exchange(message: dict, endpoint: Endpoint | None) -> dict | None:
     """One JSON message out, one JSON object back; None when no service answers."""
-    endpoint = endpoint or default_endpoint()
-    if not endpoint.is_pipe and not os.path.exists(endpoint.address):
-        return None
-    connection = _connect(endpoint)
+    connection = connect(endpoint or default_endpoint())
     if connection is None:
         return None
     with connection:
         try:
             connection.send_bytes(json.dumps(message).encode())
-            reply = json.loads(connection.recv_bytes(MAX_REPLY_BYTES))
+            data = connection.recv_bytes(MAX_REPLY_BYTES)
+            reply = bounded_json.loads(data, max_bytes=MAX_REPLY_BYTES, max_depth=8)
         except (OSError, EOFError, ValueError):
             return None  # the service went away mid-request: the caller reads it itself
     return reply if isinstance(reply, dict) else None
 
 
 class OcrService:
-    """Listens on a background thread and answers each request with `handler`.
+    """Listens on a background thread and answers each connection on a thread of its own.
 
-    `start()` raises ServiceError when another service already answers at the endpoint;
-    `stop()` ends the thread and removes the socket and key. `on_request` hears of each
-    answered request (for a log line); `on_open` takes files handed over by `desklens FILE`
-    (called on the service thread).
+    `start()` raises ServiceError when another service already answers at the endpoint, or
+    the socket folder is not this user's; `stop()` ends the threads and removes the socket
+    and key. `on_request` hears of each answered request (for a log line); `on_open` takes
+    files handed over by `desklens FILE` (called on a connection's thread). `failure` is
+    the reason the listening thread ended by itself, if it did.
     """
 
     def __init__(
@@ -149,28 +140,34 @@ class OcrService:
     ) -> None:
         self.endpoint = endpoint or default_endpoint()
         self.last_request_at = time.monotonic()
+        self.failure: str | None = None
         self._handler = handler
         self._on_request = on_request
         self._on_open = on_open
+        self._key = b""
         self._listener: Listener | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._lock = threading.Lock()
+        self._waiting: set[Connection] = set()  # in the handshake or reading their request
+        self._workers: set[threading.Thread] = set()
 
     def start(self) -> None:
         running = ping(self.endpoint)
         if running is not None:
             raise ServiceError(f"A DeskLens OCR service is already running (process {running}).")
         try:
-            key = self._write_key()
-            if not self.endpoint.is_pipe:
-                _private_folder(Path(self.endpoint.address).parent)
+            self._key = write_key(self.endpoint)
+            folder = self.endpoint.socket_folder
+            if folder is not None:
+                private_folder(folder)
                 Path(self.endpoint.address).unlink(missing_ok=True)  # left by a killed service
-            self._listener = Listener(
-                self.endpoint.address, self.endpoint.family, backlog=16, authkey=key
-            )
+            self._listener = Listener(self.endpoint.address, self.endpoint.family, backlog=16)
         except OSError as exc:
             self._remove_key()
-            raise ServiceError(f"The OCR service could not start: {exc}") from exc
+            reason = str(exc) if isinstance(exc, FolderRefused) else describe(exc)
+            raise ServiceError(f"The OCR service could not start: {reason}") from exc
         # A daemon: an owner that never calls stop() must still be able to exit (the socket
         # it leaves behind is then refused, and replaced by the next service).
         self._thread = threading.Thread(
@@ -179,17 +176,21 @@ class OcrService:
         self._thread.start()
 
     def stop(self) -> None:
-        """Asks the request in progress to end (its client then reads the file itself), waits
-        for it, then closes; safe to call twice."""
+        """Asks the requests in progress to end (their clients then read the files
+        themselves), waits for them, then closes; safe to call twice."""
         if self._thread is None:
             return
         self._stopping.set()
-        # Wake a blocked accept() with a bare connection that never waits for an answer:
-        # the thread may be finishing a request, and then it never accepts again.
-        with contextlib.suppress(OSError):
-            Client(self.endpoint.address, self.endpoint.family).close()
+        # Wake a blocked accept() with a bare connection that never waits for an answer.
+        wake(self.endpoint)
         self._thread.join()
         self._thread = None
+        with self._lock:
+            for connection in self._waiting:
+                shut(connection)  # silent clients: their threads end now, not at the timeout
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join()
         if self._listener is not None:
             self._listener.close()  # removes the socket file
             self._listener = None
@@ -200,45 +201,83 @@ class OcrService:
         return self._thread is not None and self._thread.is_alive()
 
     def _serve(self) -> None:
+        try:
+            self._accept_loop()
+        except BaseException as exc:  # recorded for the owner (serve exits non-zero with it)
+            self.failure = f"The OCR service stopped unexpectedly: {describe(exc)}"
+            raise
+
+    def _accept_loop(self) -> None:
         assert self._listener is not None
         while not self._stopping.is_set():
             try:
                 connection = self._listener.accept()
-            except (OSError, EOFError, AuthenticationError):
-                continue  # a client that failed the challenge or hung up: not our problem
-            with connection:
-                if not self._stopping.is_set():
-                    self._answer(connection)
+            except OSError:
+                # Out of file descriptors, say: back off instead of spinning, then go on.
+                self._stopping.wait(0.1)
+                continue
+            if self._stopping.is_set() or not self._slots.acquire(blocking=False):
+                connection.close()  # busy: the client reads the file itself
+                continue
+            worker = threading.Thread(
+                target=self._converse, args=(connection,), name="desklens-ocr-request", daemon=True
+            )
+            with self._lock:
+                self._workers.add(worker)
+                self._waiting.add(connection)
+            worker.start()
+
+    def _converse(self, connection: Connection) -> None:
+        try:
+            # A client that hung up, failed the challenge or stayed silent: nothing to answer.
+            with contextlib.suppress(OSError, EOFError, AuthenticationError), connection:
+                self._answer(connection)
+        finally:
+            with self._lock:
+                self._waiting.discard(connection)
+                self._workers.discard(threading.current_thread())
+            self._slots.release()
 
     def _answer(self, connection: Connection) -> None:
+        authenticate(connection, self._key)
+        data = connection.recv_bytes(MAX_MESSAGE_BYTES)
+        with self._lock:
+            self._waiting.discard(connection)
         try:
-            message = json.loads(connection.recv_bytes(MAX_MESSAGE_BYTES))
-            if message.get("op") == "ping":
-                connection.send_bytes(json.dumps({"pid": os.getpid()}).encode())
-                return
-            if message.get("op") == "open":
-                connection.send_bytes(json.dumps({"opened": self._open(message)}).encode())
-                return
-            request = OcrRequest(path=str(message["path"]), format=str(message["format"]))
-        except (OSError, EOFError, ValueError, KeyError, AttributeError, TypeError):
-            return  # not one of our clients, or it hung up
+            message = bounded_json.loads(
+                data, max_bytes=MAX_MESSAGE_BYTES, max_depth=MAX_MESSAGE_DEPTH, what="The request"
+            )
+            request, reply = self._dispatch(message)
+        except Exception as exc:  # a poisoned or malformed request: answered, never fatal
+            request, reply = None, {"status": "failed", "error": describe(exc)}
+        connection.send_bytes(json.dumps(reply).encode())
+        if request is not None and self._on_request is not None:
+            self._on_request(*request)
+
+    def _dispatch(self, message: object) -> tuple[tuple[OcrRequest, OcrReply] | None, dict]:
+        if not isinstance(message, dict):
+            raise ValueError("The request is not a DeskLens OCR request.")
+        if message.get("op") == "ping":
+            return None, {"pid": os.getpid()}
+        if message.get("op") == "open":
+            return None, {"opened": self._open(message)}
+        path, fmt = message.get("path"), message.get("format")
+        if not isinstance(path, str) or not isinstance(fmt, str):
+            raise ValueError("The request is not a DeskLens OCR request.")
+        request = OcrRequest(path=path, format=fmt)
+        reply = self._read(request)
+        return (request, reply), asdict(reply)
+
+    def _read(self, request: OcrRequest) -> OcrReply:
         started = time.perf_counter()
         try:
             reply = self._handler(request, self._stopping)
         except Exception as exc:  # the service must outlive any one request
-            from desktop.core.errors import describe
-
             reply = OcrReply("failed", error=f"Could not read {request.path}: {describe(exc)}")
         if self._stopping.is_set():
             reply = OcrReply("stopped")  # possibly cut short: not an answer to print
-        reply = replace(reply, seconds=time.perf_counter() - started)
         self.last_request_at = time.monotonic()
-        try:
-            connection.send_bytes(json.dumps(asdict(reply)).encode())
-        except OSError:
-            return  # the client gave up waiting
-        if self._on_request is not None:
-            self._on_request(request, reply)
+        return replace(reply, seconds=time.perf_counter() - started)
 
     def _open(self, message: dict) -> bool:
         paths = message.get("paths")
@@ -250,34 +289,5 @@ class OcrService:
             return False
         return True
 
-    def _write_key(self) -> bytes:
-        """A fresh secret in a file only this user can read, replaced atomically."""
-        key = secrets.token_bytes(32)
-        folder = self.endpoint.key_file.parent
-        _private_folder(folder)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".key-")  # created 0600
-        with os.fdopen(handle, "wb") as file:
-            file.write(key)
-        os.replace(temporary, self.endpoint.key_file)
-        return key
-
     def _remove_key(self) -> None:
         self.endpoint.key_file.unlink(missing_ok=True)
-
-
-def _connect(endpoint: Endpoint) -> Connection | None:
-    try:
-        return Client(endpoint.address, endpoint.family, authkey=endpoint.key_file.read_bytes())
-    except (OSError, EOFError, AuthenticationError):
-        return None  # no service, a stale socket, or a key from another run
-
-
-def _private_folder(folder: Path) -> None:
-    """Creates `folder` for this user only; refuses one that someone else owns."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if hasattr(os, "getuid"):
-        info = folder.stat()
-        if info.st_uid != os.getuid():
-            raise OSError(f"{folder} belongs to another user")
-        if info.st_mode & 0o077:
-            folder.chmod(0o700)

@@ -1,0 +1,117 @@
+"""The one way DeskLens writes a file: a temporary file in the same folder, fsync, rename.
+
+A reader (or a crash, a full disk, a kill) then sees either the old file or the whole new one,
+never a truncated file that looks like a result. A failure raises `WriteError`, whose text is a
+sentence naming the file and the reason, and removes the temporary file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+TEMP_PREFIX = ".desklens-write-"  # a leftover of a killed process is recognisable (and hidden)
+
+# errno -> what the user can do about it
+_ADVICE = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the folder is on a read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENAMETOOLONG: "the file name is too long",
+}
+
+
+_FOLDER_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
+
+
+class WriteError(OSError):
+    """A file could not be written; str(error) is one sentence naming it and saying why.
+    `errno` is the underlying error's, so callers can tell a full disk from the rest."""
+
+    def __init__(self, path: Path, cause: OSError) -> None:
+        super().__init__(cause.errno, write_failure(path, cause))
+        self.path = path
+        self.disk_full = cause.errno in (errno.ENOSPC, errno.EDQUOT)
+        # Full, read-only or forbidden: every further file in that folder fails alike.
+        self.affects_folder = cause.errno in _FOLDER_ERRORS
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def write_failure(path: Path, cause: OSError) -> str:
+    """'Could not write PATH: REASON.' for an OSError."""
+    reason = _ADVICE.get(cause.errno or 0) or cause.strerror or str(cause) or type(cause).__name__
+    return f"Could not write {path}: {reason}."
+
+
+@contextmanager
+def atomic_file(
+    path: str | os.PathLike, mode: str = "w", *, mkdir: bool = False, private: bool = False
+) -> Iterator[IO]:
+    """An open temporary file that replaces `path` when the block ends without an error.
+
+    `mode` is "w" (UTF-8 text) or "wb". The new file gets the usual permissions (0666 less
+    the umask), or 0600 when `private` (a secret: it is never readable by others, not even
+    between its creation and the rename).
+    """
+    target = Path(path)
+    temporary: Path | None = None
+    try:
+        if mkdir:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX)
+        temporary = Path(name)
+        if not private and os.chmod in os.supports_fd:  # mkstemp made it 0600
+            os.chmod(handle, 0o666 & ~_UMASK)
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(handle, mode, encoding=encoding) as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, target)
+        temporary = None
+    except OSError as exc:
+        raise (exc if isinstance(exc, WriteError) else WriteError(target, exc)) from exc
+    finally:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+
+
+def write_text(path: str | os.PathLike, text: str, *, mkdir: bool = False) -> Path:
+    """`text` as the whole UTF-8 content of `path`, atomically."""
+    with atomic_file(path, "w", mkdir=mkdir) as file:
+        file.write(text)
+    return Path(path)
+
+
+def write_bytes(
+    path: str | os.PathLike, data: bytes, *, mkdir: bool = False, private: bool = False
+) -> Path:
+    with atomic_file(path, "wb", mkdir=mkdir, private=private) as file:
+        file.write(data)
+    return Path(path)
+
+
+def write_with(path: str | os.PathLike, save: Callable[[IO[bytes]], None]) -> Path:
+    """For writers that take a binary file object (PIL's save, ElementTree's write)."""
+    with atomic_file(path, "wb") as file:
+        save(file)
+    return Path(path)
+
+
+def _read_umask() -> int:
+    # Read once at import: os.umask can only be read by setting it, which is not thread-safe.
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+_UMASK = _read_umask()

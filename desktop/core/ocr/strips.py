@@ -1,0 +1,124 @@
+"""Long images (scrolling screenshots, receipts, one-line strips) read within the models' caps.
+
+The detector sees at most `max_side` pixels along an image's longer side. A 1080 x 20000 scroll
+capture shrunk to fit would be 110 px wide (unreadable), and a 65535 x 10 strip enlarged to the
+detector's minimum side would be 419,000 x 64 px (9.6 GB). So an image much longer than wide
+is cut along its long side into overlapping tiles that each fit the caps at a readable scale;
+the text boxes found in neighbouring tiles are joined where they overlap. A line crop wider
+than the recognizer's cap is read in pieces. Strips that would need more than MAX_TILES tiles
+are refused with a sentence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from desktop.core.images import ImageError
+
+# Beyond this ratio of the long side to the short one an image is tiled (a 16:9 or 21:9
+# screenshot, an A4 page never are).
+TILE_ABOVE_ASPECT = 4.0
+# ~3 s of detection on 2 cores; a 65535 x 10 strip needs 273 tiles.
+MAX_TILES = 512
+# Recognizer input width cap (48 px high lines): the widest line width the warm-up primes.
+REC_MAX_WIDTH = 3584
+
+
+@dataclass(frozen=True)
+class Tile:
+    top: int
+    left: int
+    bottom: int
+    right: int
+    index: int
+
+
+def plan_tiles(height: int, width: int, max_side: int, min_side: int) -> list[Tile]:
+    """The tiles to detect in, in order along the long side; one tile for ordinary images.
+
+    A tile is as long as the detector reads it at its natural scale (or, for a strip
+    thinner than `min_side`, at the scale that enlarges it to `min_side`) without passing
+    `max_side`; neighbours overlap by a quarter of that, at most 256 px, so that a line cut
+    by one tile's edge is whole in the next.
+    """
+    short, long = min(height, width), max(height, width)
+    length = max(short, max_side * min(short, min_side) // min_side, 4)
+    if long <= TILE_ABOVE_ASPECT * short or long <= length:
+        return [Tile(0, 0, height, width, 0)]
+    overlap = min(length // 4, 256)
+    count = math.ceil((long - overlap) / (length - overlap))
+    if count > MAX_TILES:
+        raise ValueError(f"{count} tiles, more than {MAX_TILES}")
+    starts = [min(i * (length - overlap), long - length) for i in range(count)]
+    if width >= height:
+        return [Tile(0, s, height, s + length, i) for i, s in enumerate(starts)]
+    return [Tile(s, 0, s + length, width, i) for i, s in enumerate(starts)]
+
+
+def check_readable(size: tuple[int, int], max_side: int, min_side: int, name: str) -> None:
+    """Raises ImageError naming the image when it is a strip too long to be read."""
+    width, height = size
+    try:
+        plan_tiles(height, width, max_side, min_side)
+    except ValueError as exc:
+        raise ImageError(
+            f'"{name}" is a strip of {width} x {height} pixels, too long for its width to be '
+            f"read ({exc}). Crop it into shorter parts."
+        ) from exc
+
+
+def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.ndarray]:
+    """Quads of all tiles in image pixels, boxes of neighbouring tiles that overlap (the same
+    line seen twice, or one line cut by a tile edge) joined into their bounding box."""
+    boxes: list[tuple[int, np.ndarray]] = []
+    for tile, quads in found:
+        offset = np.array([tile.left, tile.top], np.float32)
+        boxes.extend((tile.index, quad + offset) for quad in quads)
+    if len(found) < 2:
+        return [quad for _, quad in boxes]
+    merged: list[tuple[int, np.ndarray]] = []
+    for index, quad in boxes:
+        partner = next(
+            (
+                n
+                for n, (other, kept) in enumerate(merged)
+                if other == index - 1 and _same_line(kept, quad)
+            ),
+            None,
+        )
+        if partner is None:
+            merged.append((index, quad))
+        else:  # joined boxes belong to the later tile, so a third one can join them too
+            merged[partner] = (index, _bounding_quad(merged[partner][1], quad))
+    return [quad for _, quad in merged]
+
+
+def split_wide_crop(crop: np.ndarray, line_height: int) -> list[np.ndarray]:
+    """`crop` in pieces the recognizer reads within REC_MAX_WIDTH (one piece if it fits)."""
+    height, width = crop.shape[:2]
+    piece = max(1, REC_MAX_WIDTH * max(height, 1) // line_height)
+    return [crop[:, start : start + piece] for start in range(0, width, piece)] or [crop]
+
+
+def _same_line(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two boxes that overlap, and by at least half the smaller one across the reading axis."""
+    (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
+    (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
+    across_x = min(ax1, bx1) - max(ax0, bx0)
+    across_y = min(ay1, by1) - max(ay0, by0)
+    if across_x <= 0 or across_y <= 0:
+        return False
+    wide = (ax1 - ax0) + (bx1 - bx0) >= (ay1 - ay0) + (by1 - by0)
+    if wide:  # horizontal text: the heights must overlap by half
+        return across_y >= 0.5 * min(ay1 - ay0, by1 - by0)
+    return across_x >= 0.5 * min(ax1 - ax0, bx1 - bx0)
+
+
+def _bounding_quad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    both = np.concatenate([a, b])
+    (x0, y0), (x1, y1) = both.min(axis=0), both.max(axis=0)
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
