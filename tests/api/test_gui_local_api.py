@@ -1,0 +1,119 @@
+"""The app's Local API over its own EngineWorker: the engine thread runs the API's requests,
+behind the user's questions, and stopping leaves the worker as it was (offscreen Qt)."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import SimpleNamespace
+
+import openai
+import pytest
+from api_support import user_message
+from gui_support import SIGNAL_TIMEOUT_MS
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def controller(qtbot, tmp_path, tiny_ir):
+    from desktop.core.history import HistoryStore
+    from desktop.gui.settings import EngineOptions
+    from desktop.gui.worker import EngineController
+
+    engine = EngineController(HistoryStore(tmp_path / "history"))
+    with qtbot.waitSignal(engine.worker.loaded, timeout=SIGNAL_TIMEOUT_MS):
+        engine.load(str(tiny_ir), EngineOptions("CPU", 256))
+    yield engine
+    assert engine.shutdown()
+    engine.release()
+
+
+@pytest.fixture
+def local_api(controller, tmp_path):
+    from desktop.core.api.server import ApiSettings
+    from desktop.gui.local_api import LocalApi
+
+    api = LocalApi(controller, _no_ocr, tmp_path / "api.token")
+    assert api.start(ApiSettings(port=0)) is None
+    yield api
+    api.stop()
+
+
+def _no_ocr():
+    raise AssertionError("these tests use no OCR")
+
+
+def _client(api):
+    return openai.OpenAI(base_url=api.server.url, api_key=api.token(), max_retries=0, timeout=120)
+
+
+def _ask_in_background(api, pool) -> Future:
+    client = _client(api)
+    return pool.submit(
+        client.chat.completions.create,
+        model="desklens",
+        messages=[user_message("Hi")],
+        max_tokens=4,
+    )
+
+
+def test_api_requests_run_on_the_engine_thread_with_its_engine(qtbot, controller, local_api):
+    from PySide6.QtCore import QThread
+
+    engine = controller.worker._engine
+    threads: list = []
+    original = engine.ask
+
+    def recording_ask(*args, **kwargs):
+        threads.append(QThread.currentThread())
+        return original(*args, **kwargs)
+
+    engine.ask = recording_ask
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            future = _ask_in_background(local_api, pool)
+            qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
+    finally:
+        del engine.ask
+    assert future.result().usage.completion_tokens >= 1
+    assert threads == [controller.thread]
+    assert future.result().model == "desklens"
+    models = _client(local_api).models.list().data
+    assert models[0].id == engine.info.name
+
+
+def test_api_requests_wait_while_a_question_of_the_user_is_pending(qtbot, controller, local_api):
+    jobs = local_api.server.backend.jobs
+    controller._pending.append(SimpleNamespace(cancel=threading.Event()))  # a question waits
+    with ThreadPoolExecutor(1) as pool:
+        future = _ask_in_background(local_api, pool)
+        qtbot.waitUntil(lambda: jobs.waiting == 1, timeout=SIGNAL_TIMEOUT_MS)
+        local_api._schedule()  # as every put and every finished answer does
+        assert jobs.waiting == 1 and not future.done()  # the API did not go first
+        question = controller._pending[0]
+        controller.worker.finished.emit(SimpleNamespace(request=question))  # it was answered
+        qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
+    assert not controller.busy
+    assert future.result().choices[0].finish_reason in ("stop", "length")
+
+
+def test_stopping_refuses_waiting_requests_closes_the_port_and_keeps_the_worker(
+    qtbot, controller, local_api
+):
+    jobs = local_api.server.backend.jobs
+    port = local_api.server.port
+    controller._pending.append(SimpleNamespace(cancel=threading.Event()))  # holds the queue
+    with ThreadPoolExecutor(1) as pool:
+        future = _ask_in_background(local_api, pool)
+        qtbot.waitUntil(lambda: jobs.waiting == 1, timeout=SIGNAL_TIMEOUT_MS)
+        local_api.stop()
+        with pytest.raises(openai.InternalServerError):
+            future.result(timeout=60)
+    controller._pending.clear()
+    assert not local_api.running
+    import socket
+
+    with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port)):
+        pass
+    assert controller.worker._engine is not None  # the model stays loaded for the user
