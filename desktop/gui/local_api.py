@@ -1,5 +1,8 @@
 """Settings > "Local API": the OpenAI-compatible server over the app's own warm engine and OCR.
 
+Off by default; the switch and the token are shown in Settings (`LocalApiRow`), and closing
+the window stops the server before the engine's thread ends.
+
 The model stays owned by the EngineWorker's thread. API chat requests wait in the core's
 `JobQueue`; the GUI thread hands one at a time to `_Pump`, a QObject living on the engine's
 thread, only while no question of the user's is queued or being answered (`controller.busy`),
@@ -15,14 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from desktop.core.api import TOKEN_FILE
 from desktop.core.api.jobs import JobQueue, run_next
-from desktop.core.api.routes import ApiBackend
-from desktop.core.api.security import load_or_create_token
-from desktop.core.api.server import ApiServer, ApiSettings, ApiStartError
+from desktop.gui.widgets import push_button
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the server's stack (Starlette, uvicorn) loads only when it starts
+    from desktop.core.api.server import ApiServer, ApiSettings
     from desktop.core.ocr import OcrEngine
+    from desktop.gui.ocr_worker import OcrController
+    from desktop.gui.settings import AppSettings
     from desktop.gui.worker import EngineController
 
 logger = logging.getLogger(__name__)
@@ -68,6 +75,7 @@ class LocalApi(QObject):
         self._server: ApiServer | None = None
         self._pump: _Pump | None = None
         self._in_flight = False
+        self.problem: str | None = None  # why the last start failed (shown in Settings)
         controller.worker.finished.connect(self._schedule)  # a question ended: the API's turn
         self._job_put.connect(self._schedule, Qt.ConnectionType.QueuedConnection)
 
@@ -81,10 +89,15 @@ class LocalApi(QObject):
 
     def token(self) -> str:
         """The token clients send (created on first use, 0600 in the data folder)."""
+        from desktop.core.api.security import load_or_create_token
+
         return load_or_create_token(self.token_file)
 
     def start(self, settings: ApiSettings | None = None) -> str | None:
         """Starts the server; None, or the sentence saying why it could not."""
+        from desktop.core.api.routes import ApiBackend
+        from desktop.core.api.server import ApiServer, ApiSettings, ApiStartError
+
         if self.running:
             return None
         queue = JobQueue((settings or ApiSettings()).max_waiting, on_put=self._job_put.emit)
@@ -101,6 +114,25 @@ class LocalApi(QObject):
             self._drop_pump()
             return str(exc)
         return None
+
+    def apply(self, settings: AppSettings) -> None:
+        """Runs the server as the settings say (on their port); a start that fails is logged
+        and kept in `problem`."""
+        if not settings.local_api:
+            self.stop()
+            return
+        if (
+            self.running
+            and self._server is not None
+            and self._server.port == settings.local_api_port
+        ):
+            return
+        self.stop()
+        from desktop.core.api.server import ApiSettings
+
+        self.problem = self.start(ApiSettings(port=settings.local_api_port))
+        if self.problem:
+            logger.warning("local API not started: %s", self.problem)
 
     def stop(self) -> None:
         """Refuses what waits (503), ends an API answer under way at its next token, closes
@@ -135,3 +167,67 @@ class LocalApi(QObject):
         self._in_flight = False
         if ran:
             self._schedule()
+
+
+def window_local_api(
+    engine: EngineController, ocr: OcrController, data_dir: Path, parent: QObject
+) -> LocalApi:
+    """The window's server: its engine, its OCR worker's warm engine (thread-safe: it locks
+    itself), the token in its data folder."""
+    return LocalApi(engine, lambda: ocr.worker._ocr(), data_dir / TOKEN_FILE, parent)
+
+
+class LocalApiRow(QWidget):
+    """Settings' "Local API" row: the switch, where it listens, and the token to copy."""
+
+    def __init__(self, settings: AppSettings, api: LocalApi | None) -> None:
+        super().__init__()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.check = QCheckBox(
+            f"Serve an OpenAI-compatible API on this computer (port {settings.local_api_port})"
+        )
+        self.check.setAccessibleName("Local API")
+        self.check.setToolTip(
+            "Scripts and apps on this computer can ask the loaded model and the fast OCR at "
+            f"http://127.0.0.1:{settings.local_api_port}/v1 with the token below; web pages "
+            "and other computers cannot."
+        )
+        self.check.setChecked(settings.local_api)
+        layout.addWidget(self.check)
+        token_row = QHBoxLayout()
+        self.token_edit = QLineEdit()
+        self.token_edit.setReadOnly(True)
+        self.token_edit.setAccessibleName("API token")
+        self.copy_button = push_button("Copy")
+        self.copy_button.clicked.connect(self._copy)
+        token_row.addWidget(self.token_edit, 1)
+        token_row.addWidget(self.copy_button)
+        layout.addLayout(token_row)
+        self.status = QLabel(_status_text(api))
+        self.status.setObjectName("muted")
+        layout.addWidget(self.status)
+        self._api = api
+        self.check.toggled.connect(self._show_token)
+        self._show_token(settings.local_api)
+
+    @property
+    def enabled(self) -> bool:
+        return self.check.isChecked()
+
+    def _show_token(self, on: bool) -> None:
+        # The token file is created only once the user turns the API on.
+        self.token_edit.setText(self._api.token() if on and self._api is not None else "")
+        self.token_edit.setEnabled(on)
+        self.copy_button.setEnabled(on)
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.token_edit.text())
+
+
+def _status_text(api: LocalApi | None) -> str:
+    if api is None:
+        return ""
+    if api.problem:
+        return f"Not running: {api.problem}"
+    return f"Running at {api.server.url}" if api.server is not None and api.running else "Off"

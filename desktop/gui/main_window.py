@@ -35,6 +35,7 @@ from desktop.gui.icons import app_icon, line_icon
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.image_viewer import ImageViewer
 from desktop.gui.intake import Intake, IntakeRequest, IntakeResult, request_from_mime
+from desktop.gui.local_api import window_local_api
 from desktop.gui.messages import (
     ChatActions,
 )
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(760, 520)
         self.engine = EngineController(store, self)
         self.ocr = OcrController(store, self)
+        self.local_api = window_local_api(self.engine, self.ocr, data_dir, self)
+        self.local_api.apply(settings)  # off by default
         self.intake = Intake(self)
         self.actions_hub = ChatActions(self)
         self._build()
@@ -347,12 +350,13 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.settings, self._devices, self)
+        dialog = SettingsDialog(self.settings, self._devices, self, self.local_api)
         if dialog.exec():
             self.apply_settings(dialog.result_settings())
 
     def apply_settings(self, new: AppSettings) -> None:
         old, self.settings = self.settings, new
+        self.local_api.apply(new)
         self.settings_store.save(new)
         if (new.theme, new.font_size) != (old.theme, old.font_size):
             apply_theme(QGuiApplication.instance(), new.theme, new.font_size)
@@ -397,6 +401,7 @@ class MainWindow(QMainWindow):
             self.sidebar.purge_pending()
             self.first_run.kill()
             self.ocr.cancel_all()
+            self.local_api.stop()  # before the engine's thread ends: its jobs stop first
             for worker in (self.engine, self.ocr):
                 if not worker.shutdown(SHUTDOWN_TIMEOUT_MS):
                     # Compiling a model cannot be interrupted; a QThread destroyed while it

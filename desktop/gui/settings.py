@@ -11,6 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from desktop.core.api import DEFAULT_PORT
+
 SETTINGS_FILE = "settings.ini"
 THEMES = ("system", "light", "dark")
 DEVICES = ("CPU", "GPU", "NPU", "AUTO")
@@ -32,6 +34,9 @@ class AppSettings:
     # Read attached images (and a reopened chat) while the question is typed; off saves
     # battery, at the cost of a slower first answer.
     prepare_ahead: bool = True
+    # An OpenAI-compatible server for this computer's programs (desktop/gui/local_api.py).
+    local_api: bool = False
+    local_api_port: int = DEFAULT_PORT
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(self.device, self.max_visual_tokens)

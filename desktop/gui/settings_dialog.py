@@ -1,5 +1,5 @@
 """Preferences: model folder, device, image detail, answer length, reading ahead, theme, font
-size."""
+size, the local API."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.gui.local_api import LocalApi, LocalApiRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
 from desktop.gui.widgets import push_button, set_role
 
@@ -34,7 +35,11 @@ def detail_text(tokens: int) -> str:
 
 class SettingsDialog(QDialog):
     def __init__(
-        self, settings: AppSettings, devices: list[str] | None = None, parent: QWidget | None = None
+        self,
+        settings: AppSettings,
+        devices: list[str] | None = None,
+        parent: QWidget | None = None,
+        local_api: LocalApi | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -111,6 +116,8 @@ class SettingsDialog(QDialog):
         self.font_spin.setSuffix(" pt")
         self.font_spin.setValue(settings.font_size)
         form.addRow("Font size", self.font_spin)
+        self.api_row = LocalApiRow(settings, local_api)
+        form.addRow("Local API", self.api_row)
         layout.addLayout(form)
 
         buttons = QDialogButtonBox(
@@ -133,6 +140,7 @@ class SettingsDialog(QDialog):
             prepare_ahead=self.prepare_check.isChecked(),
             theme=self.theme_combo.currentData(),
             font_size=self.font_spin.value(),
+            local_api=self.api_row.enabled,
         )
 
     def _browse(self) -> None:

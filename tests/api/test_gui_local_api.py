@@ -117,3 +117,55 @@ def test_stopping_refuses_waiting_requests_closes_the_port_and_keeps_the_worker(
     with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port)):
         pass
     assert controller.worker._engine is not None  # the model stays loaded for the user
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_settings_row_shows_the_token_once_turned_on(qtbot, controller, tmp_path):
+    from desktop.gui.local_api import LocalApi
+    from desktop.gui.settings import AppSettings
+    from desktop.gui.settings_dialog import SettingsDialog
+
+    api = LocalApi(controller, _no_ocr, tmp_path / "api.token")
+    dialog = SettingsDialog(AppSettings(), [], None, api)
+    qtbot.addWidget(dialog)
+    row = dialog.api_row
+    assert not row.check.isChecked() and row.token_edit.text() == ""
+    assert not (tmp_path / "api.token").exists()  # off by default: no token made
+    row.check.setChecked(True)
+    assert row.token_edit.text() == (tmp_path / "api.token").read_text().strip()
+    assert dialog.result_settings().local_api is True
+
+
+def test_closing_the_app_stops_its_server_cleanly(qtbot, tmp_path, tiny_ir, monkeypatch):
+    import socket
+
+    from desktop.gui.app import create_app
+    from desktop.gui.settings import AppSettings
+
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    monkeypatch.setenv("DESKLENS_MODELS_DIR", str(empty))
+    port = _free_port()
+    settings = AppSettings(local_api=True, local_api_port=port)
+    _app, window = create_app(data_dir=tmp_path / "data", model_dir=tiny_ir, settings=settings)
+    try:
+        qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
+        api = window.local_api
+        assert api.running and api.server.port == port
+        with ThreadPoolExecutor(1) as pool:
+            future = _ask_in_background(api, pool)
+            qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
+        assert future.result().usage.completion_tokens >= 1
+        assert (tmp_path / "data" / "api.token").is_file()
+    finally:
+        window.close()
+    assert not window.local_api.running
+    with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port)):
+        pass

@@ -4,3 +4,6 @@
 `routes.build_app` holds the endpoints; `security` the token, Host/Origin and size checks;
 `jobs` the queue through which chat requests reach the one thread that owns the model.
 """
+
+DEFAULT_PORT = 8765  # `desklens serve --api` and the app's Settings switch
+TOKEN_FILE = "api.token"  # in the data folder, 0600 (security.load_or_create_token)

@@ -25,6 +25,7 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
+from desktop.core.api import TOKEN_FILE
 from desktop.core.api.errors import ApiError
 from desktop.core.paths import user_data_dir
 
@@ -34,7 +35,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-TOKEN_FILE = "api.token"
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
 # A body over the limit is still read (and dropped) up to this, so that the client, which
 # sends its whole body before reading, gets the 413 instead of a reset connection.

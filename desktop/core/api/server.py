@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import uvicorn
 
+from desktop.core.api import DEFAULT_PORT
 from desktop.core.api.routes import ApiBackend, ApiRoutes, Limits, build_app
 from desktop.core.api.security import AccessPolicy, Guard
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PORT = 8765
 # Images up to the app's own limits (images.MAX_PIXELS) arrive as base64 in JSON; 16 MiB holds
 # a ~12 MB PNG or JPEG, far above a screenshot or a page scan.
 MAX_BODY_BYTES = 16 << 20
