@@ -19,9 +19,12 @@ from PIL import Image, ImageDraw, ImageFont
 from desktop.cli import exit_codes, main, ocr_cmd, ocr_local
 from desktop.core.images import load_image
 from desktop.core.ocr import OcrEngine, OcrResult, grounding_text
+from desktop.core.ocr.accuracy import cer
 from desktop.core.ocr.batch import BatchProgress, run_batch
 from desktop.core.ocr.export import write_combined
 from desktop.core.ocr.pdf import PdfError, read_pdf
+from desktop.core.ocr.rendered_pages import font as page_font
+from desktop.core.ocr.rendered_pages import render_lines as render
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAGRAPH = [
@@ -38,44 +41,7 @@ MAX_CER = 0.03
 
 def font(size: int, *, mono: bool = False) -> ImageFont.FreeTypeFont:
     """DejaVu when installed (fonts-dejavu), else the TrueType font that Pillow ships."""
-    try:
-        return ImageFont.truetype("DejaVuSansMono.ttf" if mono else "DejaVuSans.ttf", size)
-    except OSError:
-        return ImageFont.load_default(size)
-
-
-def render(
-    lines: list[str], *, size: int = 18, width: int = 640, mono: bool = False
-) -> Image.Image:
-    face = font(size, mono=mono)
-    step = round(size * 1.6)
-    image = Image.new("RGB", (width, 40 + step * len(lines)), "white")
-    draw = ImageDraw.Draw(image)
-    for number, line in enumerate(lines):
-        draw.text((24, 20 + number * step), line, font=face, fill=(20, 20, 20))
-    return image
-
-
-def edit_distance(a: str, b: str) -> int:
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, start=1):
-        current = [i]
-        for j, char_b in enumerate(b, start=1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
-            )
-        previous = current
-    return previous[-1]
-
-
-def normalise(text: str) -> str:
-    """Whitespace runs become one space and blank lines go: layout spacing is not scored."""
-    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
-
-
-def cer(text: str, reference: str) -> float:
-    """Character error rate of text against the reference."""
-    return edit_distance(normalise(text), normalise(reference)) / len(normalise(reference))
+    return page_font("mono" if mono else "sans", size)
 
 
 @pytest.fixture(scope="session")

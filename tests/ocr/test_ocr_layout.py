@@ -184,3 +184,192 @@ def test_headings_and_paragraph_numbers() -> None:
 def test_no_fragments_no_lines() -> None:
     layout = arrange([])
     assert layout.lines == [] and layout.tables == []
+
+
+# --- issue 20: chat threads, charts, decorations, tables that keep their cells -------------
+
+PAGE_WIDTH = 900  # the two-column page and the chat thread below share it
+
+
+def test_two_columns_and_a_chat_thread_of_the_same_width_both_read_right() -> None:
+    columns = [fragment("A Title Spanning Both Columns", 20, 0, 700)]
+    for row, (left, right) in enumerate(zip(PROSE_LEFT, PROSE_RIGHT, strict=True)):
+        columns += [
+            fragment(left, 20, 40 + row * LINE, 400),
+            fragment(right, PAGE_WIDTH - 420, 40 + row * LINE, 400),
+        ]
+    assert texts(columns) == ["A Title Spanning Both Columns", *PROSE_LEFT, *PROSE_RIGHT]
+
+    # Bubbles alternate sides, each under its sender's line; the right column of bubbles has
+    # a gutter beside the left one, as the two columns above have.
+    thread = [
+        ("left", ["Alex 9:41", "are we still on for the review today", "at three in room four"]),
+        ("right", ["9:42", "yes and I will bring the printed report"]),
+        ("left", ["Alex 9:44", "great please also bring the budget sheet"]),
+        ("right", ["9:45", "will do see you there"]),
+    ]
+    fragments, y = [], 0
+    for side, lines in thread:
+        for text in lines:
+            width = 9 * len(text)
+            left = 20 if side == "left" else PAGE_WIDTH - 20 - width
+            fragments.append(fragment(text, left, y, width))
+            y += LINE
+        y += 20  # the gap between bubbles
+    assert texts(fragments) == [text for _, lines in thread for text in lines]
+
+
+def test_decorations_are_not_text() -> None:
+    fragments = [
+        TextFragment.from_box("●", (20, 0, 34, 16)),  # a bullet read on its own
+        fragment("first point of the slide", 40, 0),
+        TextFragment.from_box("■Online", (20, 40, 93, 64)),  # a legend swatch joined to it
+        TextFragment.from_box("0", (20, 80, 45, 100)),  # a checkbox outline, wider than tall
+        fragment("Send me a summary", 60, 80),
+        TextFragment.from_box("一", (300, 120, 360, 132)),  # a chart line
+    ]
+    layout = arrange(fragments)
+    assert [line.text for line in layout.lines] == [
+        "first point of the slide",
+        "Online",
+        "Send me a summary",
+    ]
+    assert layout.lines[1].box[0] > 20  # the box shrank off the swatch
+
+
+def test_a_zero_in_a_table_stays_text() -> None:
+    rows = [("Item", "Qty"), ("Pens", "0"), ("Paper", "5"), ("Ink", "12")]
+    fragments = []
+    for number, (item, quantity) in enumerate(rows):
+        fragments.append(fragment(item, 20, number * LINE))
+        fragments.append(
+            TextFragment.from_box(quantity, (300, number * LINE, 313, number * LINE + 15))
+        )
+    assert [list(row) for row in arrange(fragments).tables[0].rows] == [list(r) for r in rows]
+
+
+def chart_fragments() -> tuple[list[TextFragment], list[str]]:
+    """A bar chart's text: title, legend, y ticks, data labels at their bars' heights, months."""
+    fragments = [fragment("Orders by month", 60, 0, 200), fragment("Online", 80, 40)]
+    ticks = ["400", "300", "200", "100", "0"]
+    for number, tick in enumerate(ticks):
+        fragments.append(fragment(tick, 110 - 9 * len(tick), 90 + number * 80))
+    labels = [("212", 160, 250), ("388", 260, 110), ("95", 360, 330), ("301", 460, 180)]
+    fragments += [fragment(text, x, y) for text, x, y in labels]
+    months = ["Jan", "Feb", "Mar", "Apr"]
+    fragments += [fragment(month, 160 + 100 * n, 430) for n, month in enumerate(months)]
+    order = ["Orders by month", "Online", *ticks, *(t for t, _, _ in labels), " ".join(months)]
+    return fragments, order
+
+
+def test_chart_reads_title_legend_ticks_labels_then_axis() -> None:
+    fragments, order = chart_fragments()
+    assert texts(fragments) == order
+
+
+def test_a_table_with_a_number_column_first_is_not_an_axis() -> None:
+    rows = [("500", "North", "Open"), ("400", "South", "Closed"), ("300", "East", "Open")]
+    fragments = [
+        fragment(cell, x, number * LINE)
+        for number, row in enumerate(rows)
+        for x, cell in zip((20, 200, 400), row, strict=True)
+    ]
+    assert [list(r) for r in arrange(fragments).tables[0].rows] == [list(r) for r in rows]
+
+
+def test_key_value_block_above_items_is_not_part_of_their_table() -> None:
+    details = [
+        ("Invoice No.", "INV-1042"),
+        ("Issue date", "12/03/2025"),
+        ("Due date", "11/04/2025"),
+    ]
+    fragments, y = [], 0
+    for label, value in details:
+        fragments += [fragment(label, 20, y), fragment(value, 160, y)]
+        y += LINE
+    items = [
+        ("Description", "Qty", "Amount"),
+        ("Consulting services for March", "12", "1,200.00"),
+        ("Travel and accommodation", "1", "310.00"),
+    ]
+    y += 10
+    for row in items:
+        fragments += [fragment(row[0], 20, y), fragment(row[1], 400, y), fragment(row[2], 500, y)]
+        y += LINE
+    tables = [[list(row) for row in table.rows] for table in arrange(fragments).tables]
+    assert tables == [[list(pair) for pair in details], [list(row) for row in items]]
+
+
+def test_right_aligned_columns_split_at_their_edges_when_close() -> None:
+    # "Qty" ends 6 px before "Unit price" starts: under the wide-gap rule (0.8 of the text
+    # height) they would be one column; the right ends of the quantities line up there.
+    rows = [("Qty", "Unit price"), ("12", "4.50"), ("140", "1,616.00"), ("7", "12.00")]
+    fragments = []
+    for number, (quantity, price) in enumerate(rows):
+        fragments.append(fragment(quantity, 300 - 9 * len(quantity), number * LINE))
+        fragments.append(fragment(price, 396 - 9 * len(price) if number else 306, number * LINE))
+    fragments += [fragment(f"Item {n}", 20, n * LINE) for n in range(len(rows))]
+    table = arrange(fragments).tables[0]
+    assert [list(row[1:]) for row in table.rows] == [list(row) for row in rows]
+
+
+def test_a_wide_header_cell_stays_over_its_column() -> None:
+    # The bold header's box reaches 10 px into the next column's gap: the body's columns hold.
+    body = [("Keyboard", "12", "49.90"), ("Monitor", "3", "219.00"), ("Cable", "40", "4.50")]
+    fragments = [
+        fragment("Product", 20, 0),
+        fragment("Units", 250, 0, 90),  # reaches past the start of the Price column
+        fragment("Price", 330, 0),
+    ]
+    for number, row in enumerate(body, start=1):
+        fragments += [
+            fragment(cell, x, number * LINE) for x, cell in zip((20, 250, 350), row, strict=True)
+        ]
+    table = arrange(fragments).tables[0]
+    assert [list(row) for row in table.rows] == [["Product", "Units", "Price"], *map(list, body)]
+
+
+def test_table_json_has_cells_with_boxes() -> None:
+    rows = [("Item", "Qty"), ("Pens", "10"), ("Ink", ""), ("Paper", "5"), ("Glue", "2")]
+    fragments = [
+        fragment(cell, x, number * LINE)
+        for number, row in enumerate(rows)
+        for x, cell in zip((20, 300), row, strict=True)
+        if cell
+    ]
+    layout = arrange(fragments)
+    result = OcrResult(lines=layout.lines, width=400, height=200, seconds=0.0, tables=layout.tables)
+    [table] = result.to_dict()["tables"]
+    assert [[cell["text"] for cell in row] for row in table["cells"]] == [list(r) for r in rows]
+    assert table["cells"][1][1]["box"] == [300, LINE, 318, LINE + HEIGHT]
+    assert table["cells"][2][1]["box"] is None  # an empty cell has no box
+
+
+def test_markdown_table_round_trips_through_a_markdown_parser() -> None:
+    from markdown_it import MarkdownIt
+
+    rows = [("Name", "Note"), ("Ada", "a|b"), ("Alan", "back\\slash"), ("Grace", "x")]
+    fragments = [
+        fragment(cell, x, number * LINE)
+        for number, row in enumerate(rows)
+        for x, cell in zip((20, 300), row, strict=True)
+    ]
+    layout = arrange(fragments)
+    markdown = OcrResult(layout.lines, 400, 200, 0.0, tables=layout.tables).markdown()
+    assert parsed_table(MarkdownIt("commonmark").enable("table"), markdown) == [
+        list(r) for r in rows
+    ]
+
+
+def parsed_table(parser, markdown: str) -> list[list[str]]:
+    """The cells of the first table a Markdown parser finds, as text."""
+    rows, row = [], None
+    for token in parser.parse(markdown):
+        if token.type == "tr_open":
+            row = []
+        elif token.type == "inline" and row is not None:
+            row.append(token.content.replace("\\|", "|").replace("\\\\", "\\"))
+        elif token.type == "tr_close":
+            rows.append(row)
+            row = None
+    return rows

@@ -7,23 +7,17 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
+
+from desktop.core.ocr.rendered_pages import render_lines
 
 SIGNAL_TIMEOUT_MS = 120_000  # generous: two shared CPU cores; tests wait for events, never sleep
-FONT_CANDIDATES = (
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "C:/Windows/Fonts/arial.ttf",
-)
 
 
 def text_image(text: str, size: tuple[int, int] = (720, 140)) -> Image.Image:
     """Black text on white in a TrueType font, large enough for the fast OCR to read."""
-    font_path = next((p for p in FONT_CANDIDATES if Path(p).is_file()), None)
-    assert font_path is not None, "install fonts-dejavu for the OCR tests"
-    image = Image.new("RGB", size, "white")
-    ImageDraw.Draw(image).text((24, 40), text, font=ImageFont.truetype(font_path, 44), fill="black")
-    return image
+    width, height = size
+    return render_lines([text], size=44, width=width, height=height, top=40, ink=(0, 0, 0))
 
 
 def save_png(image: Image.Image, path: Path) -> Path:

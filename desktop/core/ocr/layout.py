@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from desktop.core.ocr.decorations import without_decorations
 from desktop.core.ocr.layout_items import (
     Item,
     Row,
@@ -39,6 +40,7 @@ class Layout:
 
 def arrange(fragments: Sequence[TextFragment], grids: Iterable[TableGrid] = ()) -> Layout:
     """Order fragments for reading and group them into lines, paragraphs and tables."""
+    fragments = [kept for kept in map(without_decorations, fragments) if kept is not None]
     angle = skew_angle(fragments)
     items = [deskewed(fragment, angle) for fragment in fragments]
     items = claim_ruled_tables(items, list(grids), angle)
@@ -60,6 +62,9 @@ class _LineBuilder:
         self.paragraph = -1
 
     def add_region(self, region: Region) -> None:
+        if region.plot_labels:
+            self._add_plot_labels(region)
+            return
         rows = group_rows(region.items)
         left = min(row.left for row in rows)
         char_width = _char_width(rows, self.text_height)
@@ -82,6 +87,23 @@ class _LineBuilder:
                 end += 1
             self._add_paragraph(rows[index:end], region.column, left, char_width)
             index = end
+
+    def _add_plot_labels(self, region: Region) -> None:
+        """A chart's data labels, left to right, one paragraph. A lone letter among them is a
+        piece of the drawn line (a line chart's peak read as "A")."""
+        self.paragraph += 1
+        for item in sorted(region.items, key=lambda i: i.left):
+            if item.fragment is None or (len(item.text) == 1 and not item.text.isdigit()):
+                continue
+            self.layout.lines.append(
+                OcrLine(
+                    text=item.text,
+                    box=item.fragment.box,
+                    confidence=item.fragment.confidence,
+                    paragraph=self.paragraph,
+                    column=region.column,
+                )
+            )
 
     def _breaks(self, previous: Row, row: Row) -> bool:
         """A blank line, a change of text size, or a ruled table starts a new paragraph."""

@@ -16,7 +16,7 @@ from desktop.core.ocr.layout_items import (
     union_box,
     vertical_gaps,
 )
-from desktop.core.ocr.models import OcrTable, TextFragment
+from desktop.core.ocr.models import Box, OcrTable, TextFragment
 from desktop.core.ocr.ruled_tables import TableGrid
 
 
@@ -46,24 +46,70 @@ def _ruled_table(
     grid: TableGrid, cells: dict[tuple[int, int], list[TextFragment]]
 ) -> RuledTable | None:
     """The grid's non-empty rows; None unless most rows have two or more filled cells."""
-    rows, row_info = [], []
+    rows, row_info, cell_boxes = [], [], []
+    columns = range(len(grid.xs) - 1)
     for row in range(len(grid.ys) - 1):
-        in_row = [cells.get((row, column), []) for column in range(len(grid.xs) - 1)]
+        in_row = [cells.get((row, column), []) for column in columns]
         fragments = [fragment for cell in in_row for fragment in cell]
         if fragments:
             rows.append(tuple(_cell_text(cell) for cell in in_row))
             box = (grid.xs[0], grid.ys[row], grid.xs[-1], grid.ys[row + 1])
             row_info.append((box, statistics.mean(f.confidence for f in fragments)))
+            top, bottom = grid.ys[row], grid.ys[row + 1]
+            cell_boxes.append(tuple((grid.xs[c], top, grid.xs[c + 1], bottom) for c in columns))
     filled_rows = sum(1 for row in rows if sum(1 for text in row if text) >= 2)
     if len(rows) < 2 or filled_rows * 2 < len(rows):
         return None
-    table = OcrTable(rows=tuple(rows), box=grid.box, ruled=True)
+    table = OcrTable(rows=tuple(rows), box=grid.box, ruled=True, cell_boxes=tuple(cell_boxes))
     return RuledTable(table, tuple(row_info))
 
 
 def _cell_text(fragments: list[TextFragment]) -> str:
     ordered = sorted(fragments, key=lambda f: (f.box[1] + f.box[3]) / 2)
     return " ".join(row.text for row in group_rows([deskewed(f, 0.0) for f in ordered]))
+
+
+# Columns apart by at least this share of the text height are split by their gap alone;
+# narrower gaps (down to NARROW_GAP) split where cells line up on one side of them.
+WIDE_GAP = 0.8
+NARROW_GAP = 0.2
+# Cells whose edges lie this close (share of the text height) are aligned, and it takes this
+# many of them to make an alignment edge.
+ALIGN_TOLERANCE = 0.25
+MIN_ALIGNED = 3
+
+
+def column_gaps(rows: list[Row], text_height: float) -> list[tuple[float, float]]:
+    """The empty vertical bands between a run's columns. Right-aligned numbers set close
+    together ("Qty" beside "Unit price") leave a gap narrower than a wide one: it counts when
+    an alignment edge borders it, the right ends (or the left starts) of cells in several
+    rows lining up on it."""
+    items = items_of(rows)
+    return [
+        gap
+        for gap in vertical_gaps(items, NARROW_GAP * text_height)
+        if gap[1] - gap[0] >= WIDE_GAP * text_height or _borders_alignment(items, gap, text_height)
+    ]
+
+
+def _borders_alignment(items: list[Item], gap: tuple[float, float], text_height: float) -> bool:
+    tolerance = ALIGN_TOLERANCE * text_height
+    ends = sum(1 for item in items if abs(item.right - gap[0]) <= tolerance)
+    starts = sum(1 for item in items if abs(item.left - gap[1]) <= tolerance)
+    return max(ends, starts) >= MIN_ALIGNED
+
+
+def _starts_item_rows(rows: list[Row], start: int, end: int) -> bool:
+    """rows[end] starts item rows below a key-value block ("Invoice No. / Issue date / ...":
+    two cells a row) that must not become the first rows of the items' table."""
+    pairs = [len(row.items) for row in rows[start:end]]
+    following = [len(row.items) for row in rows[end : end + 2]]
+    return (
+        len(pairs) >= 2
+        and all(count == 2 for count in pairs)
+        and len(following) == 2
+        and all(count >= 3 for count in following)
+    )
 
 
 def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
@@ -79,14 +125,15 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
         end < len(rows)
         and rows[end].table is None
         and rows[end].top - rows[end - 1].bottom < 2.5 * text_height
-        and vertical_gaps(items_of(rows[start : end + 1]), 0.8 * text_height)
+        and not _starts_item_rows(rows, start, end)
+        and column_gaps(rows[start : end + 1], text_height)
     ):
         end += 1
     while end > start and len(rows[end - 1].items) < 2:
         end -= 1  # a trailing one-cell row is the paragraph after the table
     run = rows[start:end]
     multi_cell = sum(1 for row in run if len(row.items) >= 2)
-    columns = len(vertical_gaps(items_of(run), 0.8 * text_height)) + 1
+    columns = len(column_gaps(run, text_height)) + 1
     short_cells = statistics.mean(len(item.text) for item in items_of(run)) <= 40
     if short_cells and (multi_cell >= 3 or (multi_cell >= 2 and columns >= 3)):
         return end
@@ -94,13 +141,34 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
 
 
 def table_from_rows(rows: list[Row], text_height: float) -> OcrTable:
-    gaps = vertical_gaps(items_of(rows), 0.8 * text_height)
-    bounds = [right for _, right in gaps]
+    """Cells by columns. A bold header's boxes can reach across a gap that every body row
+    leaves (measured: a right-aligned "Qty" boxed 13 px into "Unit price"): then the body's
+    columns hold, and each header cell goes to the column under its middle."""
+    gaps = column_gaps(rows, text_height)
+    body_gaps = column_gaps(rows[1:], text_height) if len(rows) >= 3 else gaps
+    header_by_middle = len(body_gaps) > len(gaps)
+    gaps = body_gaps if header_by_middle else gaps
     cells: list[tuple[str, ...]] = []
-    for row in rows:
-        texts: list[list[str]] = [[] for _ in range(len(bounds) + 1)]
+    cell_boxes: list[tuple[Box | None, ...]] = []
+    for number, row in enumerate(rows):
+        parts: list[list[Item]] = [[] for _ in range(len(gaps) + 1)]
         for item in row.items:
-            texts[sum(1 for bound in bounds if item.left >= bound)].append(item.text)
-        cells.append(tuple(" ".join(parts) for parts in texts))
+            parts[_column_of(item, gaps, by_middle=header_by_middle and number == 0)].append(item)
+        cells.append(tuple(" ".join(item.text for item in part) for part in parts))
+        cell_boxes.append(tuple(_fragments_box(part) for part in parts))
     boxes = [item.fragment.box for item in items_of(rows) if item.fragment]
-    return OcrTable(rows=tuple(cells), box=union_box(boxes), ruled=False)
+    return OcrTable(
+        rows=tuple(cells), box=union_box(boxes), ruled=False, cell_boxes=tuple(cell_boxes)
+    )
+
+
+def _column_of(item: Item, gaps: list[tuple[float, float]], *, by_middle: bool) -> int:
+    if by_middle:
+        middle = (item.left + item.right) / 2
+        return sum(1 for left, right in gaps if middle >= (left + right) / 2)
+    return sum(1 for _, right in gaps if item.left >= right)
+
+
+def _fragments_box(items: list[Item]) -> Box | None:
+    boxes = [item.fragment.box for item in items if item.fragment]
+    return union_box(boxes) if boxes else None

@@ -53,6 +53,20 @@ class OcrTable:
     rows: tuple[tuple[str, ...], ...]  # every row has the same number of cells
     box: Box
     ruled: bool  # found from drawn grid lines rather than from aligned columns
+    # The box of each cell, row by row like `rows`: a ruled cell's grid rectangle, an aligned
+    # cell's text; None for an empty aligned cell. Empty when not known.
+    cell_boxes: tuple[tuple[Box | None, ...], ...] = ()
+
+    def cells(self) -> list[list[dict[str, Any]]]:
+        """Rows of {"text", "box"} for JSON."""
+        boxes = self.cell_boxes or tuple((None,) * len(row) for row in self.rows)
+        return [
+            [
+                {"text": text, "box": list(box) if box is not None else None}
+                for text, box in zip(row, row_boxes, strict=True)
+            ]
+            for row, row_boxes in zip(self.rows, boxes, strict=True)
+        ]
 
     def markdown(self) -> str:
         """GitHub-flavoured Markdown table; the first row is the header."""
@@ -104,6 +118,7 @@ class OcrResult:
                     "box": list(table.box),
                     "ruled": table.ruled,
                     "rows": [list(r) for r in table.rows],
+                    "cells": table.cells(),
                 }
                 for table in self.tables
             ],
@@ -161,39 +176,53 @@ def _paragraph_lines(
     lines: list[OcrLine], *, markdown: bool, tables: list[OcrTable] | None = None
 ) -> list[str]:
     """Render lines paragraph by paragraph; blank lines separate paragraphs and blocks."""
-    out: list[str] = []
-    previous: OcrLine | None = None
+    writer = _BlockWriter(markdown, tables or [])
     for line in lines:
+        writer.add(line)
+    return writer.finish()
+
+
+class _BlockWriter:
+    """Plain text or Markdown, one OcrLine at a time: code fences open and close around runs of
+    code lines, a table is written once (at its first row), a heading joins its wrapped rows."""
+
+    def __init__(self, markdown: bool, tables: list[OcrTable]) -> None:
+        self.markdown = markdown
+        self.tables = tables
+        self.out: list[str] = []
+        self.previous: OcrLine | None = None
+
+    def add(self, line: OcrLine) -> None:
+        previous = self.previous
         starts_block = previous is None or line.paragraph != previous.paragraph
-        continues_code = (
-            markdown
-            and previous is not None
-            and previous.kind == "code"
-            and line.kind == "code"
-            and previous.column == line.column
-        )
-        if markdown and previous is not None and previous.kind == "code" and not continues_code:
-            out.append("```")
+        in_code = self.markdown and previous is not None and previous.kind == "code"
+        continues_code = in_code and line.kind == "code" and previous.column == line.column
+        if in_code and not continues_code:
+            self.out.append("```")
         if starts_block and previous is not None:
-            out.append("")
-        if not markdown:
-            out.append(" " * line.indent + line.text)
-        elif line.kind == "table":
+            self.out.append("")
+        if self.markdown:
+            self._add_markdown(line, starts_block, continues_code)
+        else:
+            self.out.append(" " * line.indent + line.text)
+        self.previous = line
+
+    def _add_markdown(self, line: OcrLine, starts_block: bool, continues_code: bool) -> None:
+        if line.kind == "table":
+            previous = self.previous
             if starts_block or previous is None or previous.table != line.table:
-                assert tables is not None and line.table is not None
-                out.append(tables[line.table].markdown())
+                assert line.table is not None
+                self.out.append(self.tables[line.table].markdown())
         elif line.kind == "code":
             if not continues_code:
-                out.append("```")
-            out.append(" " * line.indent + line.text)
-        elif line.kind == "heading":  # a Markdown heading is one line: join wrapped rows
-            if starts_block:
-                out.append("## " + line.text)
-            else:
-                out[-1] += " " + line.text
+                self.out.append("```")
+            self.out.append(" " * line.indent + line.text)
+        elif line.kind == "heading" and not starts_block:
+            self.out[-1] += " " + line.text  # a Markdown heading is one line
         else:
-            out.append(line.text)
-        previous = line
-    if markdown and previous is not None and previous.kind == "code":
-        out.append("```")
-    return out
+            self.out.append(("## " if line.kind == "heading" else "") + line.text)
+
+    def finish(self) -> list[str]:
+        if self.markdown and self.previous is not None and self.previous.kind == "code":
+            self.out.append("```")
+        return self.out

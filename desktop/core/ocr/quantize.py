@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import openvino as ov
-from PIL import Image, ImageDraw, ImageFont
 
 from desktop.core.ocr.int8 import RANGES_FILE, quantizable_inputs
 from desktop.core.ocr.model_files import build_int8_models, find_model_files, source_signature
 from desktop.core.ocr.ppocr import DetectorSettings, PpOcr, detector_input, recognizer_inputs
+from desktop.core.ocr.rendered_pages import Page, available_fonts, named_font
 from desktop.core.ocr.text_boxes import crop_line
 
 FONT_NAMES = (  # Linux, Windows and macOS names; PIL searches the system font folders
@@ -49,18 +49,17 @@ MAX_REC_SAMPLES = 300
 def calibration_pages(count: int, seed: int = 0) -> Iterator[np.ndarray]:
     """BGR pages of pseudo-text in varied fonts, sizes and themes."""
     rng = random.Random(seed)
-    fonts = _available_fonts()
+    fonts = available_fonts(FONT_NAMES)
     for _ in range(count):
         background, ink = rng.choice(THEMES)
-        page = Image.new("RGB", (rng.randint(800, 1400), rng.randint(400, 900)), background)
-        draw = ImageDraw.Draw(page)
+        page = Page(rng.randint(800, 1400), rng.randint(400, 900), background, ink)
         y = rng.randint(5, 30)
         while y < page.height - 40:
             size = rng.choice([10, 12, 13, 14, 16, 18, 22, 28, 36])
-            font = _font(rng.choice(fonts), size)
-            draw.text((rng.randint(5, 60), y), _pseudo_line(rng), font=font, fill=ink)
+            face = named_font(rng.choice(fonts), size)
+            page.text(rng.randint(5, 60), y, _pseudo_line(rng), face)
             y += int(size * rng.uniform(1.4, 2.5))
-        yield np.ascontiguousarray(np.asarray(page)[:, :, ::-1])
+        yield np.ascontiguousarray(np.asarray(page.image)[:, :, ::-1])
 
 
 def calibration_samples(pages: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -111,21 +110,6 @@ def calibrate(pages: int = 24, seed: int = 0) -> dict:
         "det": activation_ranges(fp32.det, det_samples),
         "rec": activation_ranges(fp32.rec, rec_samples),
     }
-
-
-def _available_fonts() -> list[str | None]:
-    found: list[str | None] = []
-    for name in FONT_NAMES:
-        try:
-            ImageFont.truetype(name, 12)
-        except OSError:
-            continue
-        found.append(name)
-    return found or [None]  # None: Pillow's built-in font
-
-
-def _font(name: str | None, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size) if name is None else ImageFont.truetype(name, size)
 
 
 def _pseudo_line(rng: random.Random) -> str:

@@ -1,4 +1,5 @@
-"""Reading order by recursive XY-cut: columns, sidebars, headings and toolbars.
+"""Reading order by recursive XY-cut: columns, sidebars, headings and toolbars (chat threads
+and charts are recognised first, in screen_regions).
 
 Where a vertical gutter runs through a region and both sides read as separate columns, the
 left column is read before the right one; otherwise the region is cut horizontally and read
@@ -12,9 +13,17 @@ import statistics
 from dataclasses import dataclass
 
 from desktop.core.ocr.layout_items import Item, Row, group_rows, items_of, vertical_gaps
+from desktop.core.ocr.screen_regions import (
+    ChartParts,
+    are_plot_labels,
+    chart_parts,
+    conversation_bands,
+)
 
 # Heading or footer rows that may run across the columns below or above them.
 MAX_SPANNING_ROWS = 3
+# A row this wide (share of the region) reads across any columns above or below it.
+SPANNING_SHARE = 0.8
 
 
 @dataclass
@@ -22,9 +31,34 @@ class Region:
     items: list[Item]
     column: int = 0
     from_column_split: bool = False  # never merged with the regions above or below it
+    plot_labels: bool = False  # a chart's data labels: read left to right, one per line
 
 
 def segment(items: list[Item], text_height: float, column: int = 0) -> list[Region]:
+    """Chat threads and charts first (screen_regions), then a recursive XY-cut."""
+    bands = conversation_bands(items, text_height)
+    if bands is not None:
+        return [region for band in bands for region in _xy_cut(band, text_height, column)]
+    chart = chart_parts(items, text_height)
+    if chart is not None:
+        return _chart_regions(chart, text_height, column)
+    return _xy_cut(items, text_height, column)
+
+
+def _chart_regions(chart: ChartParts, text_height: float, column: int) -> list[Region]:
+    """Title and legend, the axis ticks, the plot's labels, then the x axis."""
+    regions = segment(chart.above, text_height, column) if chart.above else []
+    regions.append(Region(chart.ticks, column, from_column_split=True))
+    if are_plot_labels(chart.plot):
+        regions.append(Region(chart.plot, column, from_column_split=True, plot_labels=True))
+    elif chart.plot:
+        regions += segment(chart.plot, text_height, column)
+    if chart.below:
+        regions += segment(chart.below, text_height, column)
+    return regions
+
+
+def _xy_cut(items: list[Item], text_height: float, column: int) -> list[Region]:
     """Recursive XY-cut, trying in turn: a lone row at the top or bottom (a title, a toolbar,
     a status bar), a gutter beside prose (columns of text, a sidebar beside content), a cut
     below a heading that spans such columns, a blank line across the whole region, a gutter
@@ -43,8 +77,7 @@ def segment(items: list[Item], text_height: float, column: int = 0) -> list[Regi
             for index, part in enumerate(columns)
             for region in segment(part, text_height, index)
         ]
-    cut = cut if cut is not None else _widest_horizontal_gap(items, 0.0)
-    if cut is None:
+    if cut is None:  # rows packed without a blank line and no gutter: one block, row by row
         return [Region(items, column)]
     above = [item for item in items if item.centre_y < cut]
     below = [item for item in items if item.centre_y >= cut]
@@ -59,15 +92,19 @@ def _is_strip(row: Row) -> bool:
 def _edge_row_cut(items: list[Item], text_height: float) -> float | None:
     """A cut that sets the top or bottom row apart when it stands alone: a single item after
     (or before) a blank band, such as a title, a title bar, a status bar or a page number, or
-    a strip of items such as a toolbar."""
+    a strip of items such as a toolbar, or a footer across the page (a slide's title and
+    number) set apart by a blank band."""
     rows = group_rows(items)
     if len(rows) < 2:
         return None
+    width = max(row.right for row in rows) - min(row.left for row in rows)
     for edge, neighbour in ((rows[0], rows[1]), (rows[-1], rows[-2])):
         upper, lower = sorted((edge, neighbour), key=lambda row: row.top)
         gap = lower.top - upper.bottom
-        if (_is_strip(edge) and gap >= 0.3 * text_height) or (
-            len(edge.items) == 1 and gap >= 0.5 * text_height
+        if (
+            (_is_strip(edge) and gap >= 0.3 * text_height)
+            or (len(edge.items) == 1 and gap >= 0.5 * text_height)
+            or (edge.right - edge.left >= SPANNING_SHARE * width and gap >= 1.5 * text_height)
         ):
             return (upper.bottom + lower.top) / 2
     return None
@@ -164,11 +201,13 @@ def _are_separate_columns(
     # Table columns have a cell on (nearly) every row of the other side; counting from the
     # side with more rows also separates blocks of different lengths (two address blocks).
     fewer, more = sorted((left_rows, right_rows), key=len)
-    matched = sum(
-        1
-        for row in fewer
-        if any(abs(row.centre_y - other.centre_y) < 0.3 * text_height for other in more)
-    )
+
+    def level(row: Row, others: list[Row]) -> bool:
+        return any(abs(row.centre_y - other.centre_y) < 0.3 * text_height for other in others)
+
+    matched = sum(1 for row in fewer if level(row, more))
+    if matched == len(fewer) and level(more[0], fewer) and level(more[-1], fewer):
+        return False  # the shorter side only has holes inside: a table with empty cells
     return matched < 0.8 * len(more)
 
 

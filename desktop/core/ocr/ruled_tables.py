@@ -12,6 +12,8 @@ from desktop.core.ocr.models import Box
 # A rule must cover this share of its table's width (or height) to count as a row (column)
 # boundary; partial rules (a merged header cell) still split where most rows are split.
 RULE_COVERAGE = 0.6
+# Grey-level difference across a vertical run above which it is the edge of a filled area.
+FILL_EDGE_CONTRAST = 40
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,22 @@ def find_table_grids(gray: np.ndarray) -> list[TableGrid]:
             continue  # lines that never cross: an underline or a frame edge, not a grid
         ys = _rule_positions(horizontal[window].sum(axis=1) / 255, box_width, top)
         xs = _rule_positions(vertical[window].sum(axis=0) / 255, box_height, left)
+        xs = [x for x in xs if not _is_fill_edge(gray, vertical, x)]
         if len(xs) >= 3 and len(ys) >= 3:
             grids.append(TableGrid(xs=tuple(xs), ys=tuple(ys)))
     return grids
+
+
+def _is_fill_edge(gray: np.ndarray, vertical: np.ndarray, x: int) -> bool:
+    """A vertical run that is the side of a filled shape (a bar of a chart), not a drawn rule:
+    its two sides differ along most of its length. A rule has the same paper, or the same
+    row fill, on both sides."""
+    rows = np.flatnonzero(vertical[:, x])
+    if rows.size == 0:
+        return False
+    left, right = max(x - 5, 0), min(x + 5, gray.shape[1] - 1)
+    sides = gray[rows, left].astype(np.int16) - gray[rows, right].astype(np.int16)
+    return bool(np.median(np.abs(sides)) > FILL_EDGE_CONTRAST)
 
 
 def _ink_mask(gray: np.ndarray) -> np.ndarray:

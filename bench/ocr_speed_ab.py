@@ -1,0 +1,153 @@
+"""OCR speed before and after a layout change, interleaved in one process: the detector and
+recognizer run once per image and read, and the layout of both versions (the baseline's
+modules loaded from git) orders the same fragments, one after the other, repeatedly.
+
+    .venv/bin/python bench/ocr_speed_ab.py --baseline fda1c52 [--write]
+
+An image's time is the model run (measured on every repetition) plus the layout of one version
+(table grids and reading order); the fastest repetition counts. Both versions' layouts take
+the same fragments and pixels, so load from other processes cannot favour one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from results import publish  # noqa: E402  (bench/ is on sys.path)
+
+from bench.ocr_bench import STYLES  # noqa: E402
+from desktop.core.ocr import OcrEngine  # noqa: E402
+from desktop.core.ocr import layout as new_layout  # noqa: E402
+from desktop.core.ocr import ruled_tables as new_grids  # noqa: E402
+
+HEADING = "## OCR speed: layout before and after issue 20"
+LAYOUT_MODULES = [
+    "layout",
+    "layout_items",
+    "layout_tables",
+    "reading_order",
+    "ruled_tables",
+    "models",
+    "decorations",
+    "screen_regions",
+]
+Layout = Callable[[np.ndarray, list], object]
+
+
+def baseline_modules(revision: str, folder: Path) -> tuple[ModuleType, ModuleType]:
+    """The layout and grid modules as they were at `revision`, importable side by side with
+    today's (their imports of each other renamed to the copy's package)."""
+    package = folder / "baseline_ocr"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name in LAYOUT_MODULES:
+        shown = subprocess.run(
+            ["git", "show", f"{revision}:desktop/core/ocr/{name}.py"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if shown.returncode != 0:
+            continue  # a module the baseline did not have yet
+        source = shown.stdout
+        for other in LAYOUT_MODULES:
+            source = source.replace(f"desktop.core.ocr.{other} ", f"baseline_ocr.{other} ")
+            source = source.replace(f"desktop.core.ocr.{other}\n", f"baseline_ocr.{other}\n")
+        (package / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(folder))
+    return (
+        importlib.import_module("baseline_ocr.layout"),
+        importlib.import_module("baseline_ocr.ruled_tables"),
+    )
+
+
+def layout_seconds(
+    layout: ModuleType, grids: ModuleType, fragments: list, gray: np.ndarray
+) -> float:
+    started = time.perf_counter()
+    layout.arrange(fragments, grids.find_table_grids(gray) if fragments else [])
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", default="fda1c52", help="git revision before the change")
+    parser.add_argument("--per-class", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    engine = OcrEngine()
+    engine.warm_up()
+    rng = random.Random(args.seed)
+    samples = [maker(rng, maker.__name__[5:]) for maker in STYLES for _ in range(args.per_class)]
+    with tempfile.TemporaryDirectory() as temp:
+        old_layout, old_grids = baseline_modules(args.baseline, Path(temp))
+        rows = []
+        for sample in samples:
+            rgb = np.asarray(sample.image)
+            bgr, gray = np.ascontiguousarray(rgb[:, :, ::-1]), cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+            old_runs, new_runs = [], []
+            for _ in range(args.repeat):
+                started = time.perf_counter()
+                fragments = engine._ppocr().read(bgr, engine.detector)  # the same for both
+                models = time.perf_counter() - started
+                old_runs.append(models + layout_seconds(old_layout, old_grids, fragments, gray))
+                new_runs.append(models + layout_seconds(new_layout, new_grids, fragments, gray))
+            rows.append((sample.style, min(old_runs), min(new_runs)))
+            print(f"{sample.name:20s} {min(old_runs):.3f} {min(new_runs):.3f}", file=sys.stderr)
+    publish(HEADING, report(rows, args), args.write)
+
+
+def report(rows: list[tuple[str, float, float]], args: argparse.Namespace) -> str:
+    old_total, new_total = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    by_style: dict[str, list[tuple[float, float]]] = {}
+    for style, old, new in rows:
+        by_style.setdefault(style, []).append((old, new))
+    table = ["| Style | s/image before | s/image after | after / before |", "|---|---:|---:|---:|"]
+    for style, pairs in by_style.items():
+        old = statistics.mean(p[0] for p in pairs)
+        new = statistics.mean(p[1] for p in pairs)
+        table.append(f"| {style} | {old:.3f} | {new:.3f} | {new / old:.3f} |")
+    ratio = new_total / old_total
+    table.append(f"| **all** | {old_total / len(rows):.3f} | {new_total / len(rows):.3f} | "
+                 f"**{ratio:.3f}** |")  # fmt: skip
+    verdict = "PASS" if abs(ratio - 1) <= 0.05 else "MISS"
+    return "\n".join(
+        [
+            HEADING,
+            "",
+            f"Command: `python bench/ocr_speed_ab.py --baseline {args.baseline} "
+            f"--per-class {args.per_class} --repeat {args.repeat}`",
+            "",
+            "Same images as the OCR table above (same seed), INT8 models, one process: per "
+            "repetition the models read the image once and both layouts order those fragments "
+            f"back to back; fastest of {args.repeat}. The machine (2 CPU cores) was shared "
+            "with other work during the run, which the interleaving spreads over both.",
+            "",
+            *table,
+            "",
+            f"- {verdict}: total time after / before = {ratio:.3f} (target: within 5 %)",
+            "",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    main()
