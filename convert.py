@@ -24,6 +24,7 @@ from pathlib import Path
 
 from desktop.core.manifest import EXPORT_PACKAGES, RUNTIME_PACKAGES, installed_versions
 from desktop.core.model_setup import checks
+from desktop.core.model_setup.convert_output import ERROR_PREFIX, error_line, step_line
 from desktop.core.model_setup.errors import SetupError
 from desktop.core.model_setup.install import (
     default_models_dir,
@@ -59,7 +60,7 @@ class Plan:
 
 
 def say(step: str) -> None:
-    print(f"[convert] {step}", flush=True)
+    print(step_line(step), flush=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -286,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         plan = make_plan(args)
         target = run(plan, args.force)
     except SetupError as exc:
-        print(f"convert.py: error: {exc}", file=sys.stderr)
+        print(error_line(str(exc)), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("convert.py: interrupted; nothing was written to the target.", file=sys.stderr)
@@ -294,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a read-only or full output folder: a sentence, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
         print(
-            f"convert.py: error: {exc.strerror or exc}{where}. Choose a writable output "
+            f"{ERROR_PREFIX}{exc.strerror or exc}{where}. Choose a writable output "
             "folder with free space (--output).",
             file=sys.stderr,
         )

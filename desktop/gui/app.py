@@ -64,18 +64,19 @@ def create_app(
     folder = data_dir_for(data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     settings_store = SettingsStore(folder)
+    given = settings
     if settings is None:
         settings = settings_store.load()
-    else:
-        settings_store.save(settings)
     apply_theme(app, settings.theme, settings.font_size)
     store = HistoryStore(folder / HISTORY_FOLDER)
     window = MainWindow(
         folder, store, settings_store, settings, str(model_dir) if model_dir else None
     )
+    if given is not None:
+        window.save_settings(given)
     window.show()
     if store.notice:
-        window.notice.show_message(store.notice, error=True)
+        window.notice.show_message(store.notice, error=True, persistent=True)
     window.start_background_work()
     if files:
         window.open_files(list(files))

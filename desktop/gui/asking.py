@@ -3,48 +3,74 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
 
 from desktop.core.chat import GenerationSettings
-from desktop.core.history import HistoryError
 from desktop.core.presets import get_preset
+from desktop.gui.chat_view import ChatView
+from desktop.gui.composer import Composer
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import AssistantMessage, ErrorMessage, NoteMessage, UserMessage
-from desktop.gui.worker import AskRequest, AskResult
-
-if TYPE_CHECKING:
-    from desktop.gui.main_window import MainWindow
+from desktop.gui.messages import (
+    AssistantMessage,
+    ChatActions,
+    ErrorMessage,
+    NoteMessage,
+    UserMessage,
+)
+from desktop.gui.notice import Notice
+from desktop.gui.session import ConversationSession
+from desktop.gui.settings import AppSettings
+from desktop.gui.status import StatusBar
+from desktop.gui.worker import AskRequest, AskResult, EngineController
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ChatParts:
+    """What the flows of the chat page work with: the open conversation, the views, and
+    the current settings (a function: the window replaces them when they change)."""
+
+    session: ConversationSession
+    chat: ChatView
+    composer: Composer
+    notice: Notice
+    status: StatusBar
+    actions: ChatActions
+    settings: Callable[[], AppSettings]
 
 
 class AskFlow(QObject):
     answer_shown = Signal(object)  # AskResult, once the window has shown it
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, parts: ChatParts, engine: EngineController, window: QWidget) -> None:
         super().__init__(window)
-        self._window = window
+        self._parts = parts
+        self._engine = engine
         self.request: AskRequest | None = None  # the question being answered
         self._streaming: AssistantMessage | None = None  # where its tokens go
-        worker = window.engine.worker
+        worker = engine.worker
         worker.token.connect(self._on_token)
         worker.finished.connect(self._on_answer)
         worker.state.connect(self._on_state)
-        composer = window.composer
+        composer = parts.composer
         composer.send_requested.connect(self.send_question)
         composer.preset_requested.connect(self.run_preset)
         composer.stop_requested.connect(self.stop)
-        window.actions_hub.refine.connect(self.refine)
-        window.actions_hub.retry.connect(self.retry)
+        parts.actions.refine.connect(self.refine)
+        parts.actions.retry.connect(self.retry)
+        parts.session.opened.connect(lambda _chat: self.detach())
         # Esc is only taken while an answer runs, so it still cancels a rename or a menu.
         self._stop_shortcut = QShortcut(QKeySequence("Esc"), window, self.stop)
         self._stop_shortcut.setEnabled(False)
 
     def generation_settings(self, preset_key: str | None = None) -> GenerationSettings:
-        length = self._window.settings.max_new_tokens
+        length = self._parts.settings().max_new_tokens
         if preset_key:
             return get_preset(preset_key).settings_with(max_new_tokens=length)
         return GenerationSettings(max_new_tokens=length)
@@ -66,19 +92,15 @@ class AskFlow(QObject):
 
     @Slot(object)
     def retry(self, error: ErrorMessage) -> None:
-        window = self._window
         request = error.retry_request
-        if request is None or window.engine.busy:
+        if request is None or self._engine.busy:
             return
         if error.message_id is not None:
-            try:
-                window.store.delete_message(error.message_id)
-            except HistoryError as exc:
-                logger.warning("could not delete the error message: %s", exc)
-        window.chat.remove(error)
+            self._parts.session.delete_message(error.message_id)
+        self._parts.chat.remove(error)
         self._submit(
             AskRequest(
-                request.conversation_id,
+                request.chat,
                 request.question,
                 request.images,
                 request.settings,
@@ -89,8 +111,8 @@ class AskFlow(QObject):
 
     @Slot()
     def stop(self) -> None:
-        if self._window.engine.busy:
-            self._window.engine.stop()
+        if self._engine.busy:
+            self._engine.stop()
 
     def detach(self) -> None:
         """The chat view is about to show another conversation: stop streaming into it (the
@@ -100,39 +122,36 @@ class AskFlow(QObject):
 
     @Slot()
     def copy_last_answer(self) -> None:
-        answer = self._window.chat.last_answer()
+        answer = self._parts.chat.last_answer()
         if answer is not None and answer.text():
             QGuiApplication.clipboard().setText(answer.text())
-            self._window.status.showMessage("Copied the last answer.", 3000)
+            self._parts.status.showMessage("Copied the last answer.", 3000)
 
     # --- internals -----------------------------------------------------------------------
 
     def _ask(
         self, question: str, images: list[ImageRef], settings: GenerationSettings, title: str
     ) -> None:
-        window = self._window
-        if window.engine.busy:
-            window.notice.show_message("Wait for the current answer, or stop it (Esc).")
+        parts = self._parts
+        if self._engine.busy:
+            parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return
-        conversation_id = window.ensure_conversation(title)
-        if conversation_id is None:
-            return
-        window.chat.add(UserMessage(question, images, window.actions_hub))
-        window.extraction.update_button()
-        hints = window.extraction.known_text(images)
-        self._submit(AskRequest(conversation_id, question, images, settings, hints=hints))
+        chat = parts.session.ensure(title)
+        parts.chat.add(UserMessage(question, images, parts.actions))
+        hints = parts.chat.known_text(images)
+        self._submit(AskRequest(chat, question, images, settings, hints=hints))
 
     def _submit(self, request: AskRequest) -> None:
-        window = self._window
-        waiting = "Thinking…" if window.model_loaded else "Waiting for the model to load…"
+        loaded = self._engine.model_loaded
+        waiting = "Thinking…" if loaded else "Waiting for the model to load…"
         self._streaming = AssistantMessage(waiting=waiting)
-        window.chat.add(self._streaming)
+        self._parts.chat.add(self._streaming)
         self.request = request
         self._set_generating(True)
-        window.engine.ask(request)
+        self._engine.ask(request)
 
     def _set_generating(self, generating: bool) -> None:
-        self._window.composer.set_generating(generating)
+        self._parts.composer.set_generating(generating)
         self._stop_shortcut.setEnabled(generating)
 
     @Slot(str)
@@ -147,22 +166,22 @@ class AskFlow(QObject):
 
     @Slot(object)
     def _on_answer(self, result: AskResult) -> None:
-        window = self._window
+        parts = self._parts
         if result.request is self.request:
             self.request = None
             self._set_generating(False)
         widget, self._streaming = self._streaming, None
         if result.answer.ok:
-            window.status.set_stats(result.answer.stats)
+            parts.status.set_stats(result.answer.stats)
         if result.save_error:
-            window.notice.show_message(result.save_error, error=True)
-        window.sidebar.refresh()
-        if widget is not None and result.request.conversation_id == window.conversation_id:
+            parts.notice.show_message(result.save_error, error=True)
+        parts.session.changed.emit()
+        if widget is not None and parts.session.is_open(result.request.chat):
             self._show_answer(widget, result)
         self.answer_shown.emit(result)
 
     def _show_answer(self, widget: AssistantMessage, result: AskResult) -> None:
-        chat, answer = self._window.chat, result.answer
+        chat, answer = self._parts.chat, result.answer
         if answer.ok:
             widget.finish(answer)
             widget.message_id = result.answer_message_id
@@ -170,7 +189,7 @@ class AskFlow(QObject):
             chat.remove(widget)
             result.request.user_message_id = result.user_message_id  # Retry reuses it
             error = ErrorMessage(
-                answer.error or "The answer failed.", self._window.actions_hub, result.request
+                answer.error or "The answer failed.", self._parts.actions, result.request
             )
             error.message_id = result.answer_message_id
             chat.add(error)

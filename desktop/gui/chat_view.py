@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from desktop.core.refine import ocr_source_texts
 from desktop.gui.icons import app_icon
-from desktop.gui.messages import AssistantMessage, MessageWidget, NoteMessage
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.messages import (
+    AssistantMessage,
+    MessageWidget,
+    NoteMessage,
+    OcrMessage,
+    UserMessage,
+)
 
 COLUMN_MAX_WIDTH = 880
 EMPTY_TITLE = "Drop a screenshot here…"
@@ -39,6 +47,8 @@ class EmptyState(QWidget):
 
 
 class ChatView(QScrollArea):
+    contents_changed = Signal()  # a message was added or removed, or the chat was cleared
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatScroll")
@@ -76,6 +86,7 @@ class ChatView(QScrollArea):
         self._layout.insertWidget(self._layout.count() - 1, message)
         self._messages.append(message)
         self.scroll_to_end()
+        self.contents_changed.emit()
 
     def remove(self, message: QWidget) -> None:
         if message in self._messages:
@@ -83,6 +94,7 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(message)
             message.deleteLater()
         self.empty_state.setVisible(not self._messages)
+        self.contents_changed.emit()
 
     def clear(self) -> None:
         for message in self._messages:
@@ -90,6 +102,31 @@ class ChatView(QScrollArea):
             message.deleteLater()
         self._messages.clear()
         self.empty_state.show()
+        self.contents_changed.emit()
+
+    def images(self) -> list[ImageRef]:
+        """Every picture the chat's questions show, once each."""
+        seen: dict[str, ImageRef] = {}
+        for message in self._messages:
+            if isinstance(message, UserMessage):
+                for ref in message.images:
+                    seen.setdefault(ref.digest, ref)
+        return list(seen.values())
+
+    def known_text(self, refs: list[ImageRef]) -> list[str]:
+        """The fast-OCR text the chat already shows for these images (Extract text was
+        clicked): the answer often copies it, so the model drafts from it."""
+        digests = {ref.digest for ref in refs}
+        texts: dict[str, None] = {}  # ordered and without repeats
+        for message in self._messages:
+            if isinstance(message, OcrMessage) and message.image.digest in digests:
+                result = message.result
+                texts.update(dict.fromkeys(ocr_source_texts(result.text, result.markdown)))
+        return list(texts)
+
+    def shows_answers(self) -> bool:
+        """The chat has answered turns (a chat of extracted text alone has none)."""
+        return any(isinstance(m, AssistantMessage) for m in self._messages)
 
     def last_answer(self) -> AssistantMessage | None:
         answers = [m for m in self._messages if isinstance(m, AssistantMessage)]

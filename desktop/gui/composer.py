@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtGui import QAction, QDragEnterEvent, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -71,7 +71,7 @@ class ComposerEdit(QPlainTextEdit):
         else:
             super().insertFromMimeData(source)
 
-    def dragEnterEvent(self, event) -> None:
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if can_attach(event.mimeData()):
             event.ignore()  # the window shows its drop overlay and takes the drop
         else:
@@ -103,7 +103,7 @@ class AttachmentChip(Thumbnail):
         remove.triggered.connect(lambda: self.remove_requested.emit(self.ref))
         self.addAction(remove)
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.close_button.move(self.width() - self.close_button.width() - 2, 2)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QDropEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QDropEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from desktop.core.images import IMAGE_EXTENSIONS, PDF_EXTENSION
@@ -38,7 +38,7 @@ class DropOverlay(QWidget):
         self.raise_()
         self.show()
 
-    def paintEvent(self, _event) -> None:
+    def paintEvent(self, _event: QPaintEvent) -> None:
         theme = current_theme()
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -3,127 +3,113 @@ progress in the status bar."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QPushButton, QWidget
 
 from desktop.core.history.ocr_text import OcrText
-from desktop.core.refine import ocr_source_texts
 from desktop.gui import export
+from desktop.gui.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import ErrorMessage, OcrMessage, UserMessage
-from desktop.gui.ocr_worker import OcrJob, OcrOutcome
-
-if TYPE_CHECKING:
-    from desktop.gui.main_window import MainWindow
+from desktop.gui.messages import ErrorMessage, OcrMessage
+from desktop.gui.ocr_worker import OcrController, OcrJob, OcrOutcome
 
 
 class ExtractionFlow(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(
+        self, parts: ChatParts, ocr: OcrController, button: QPushButton, window: QWidget
+    ) -> None:
         super().__init__(window)
-        self._window = window
-        worker = window.ocr.worker
+        self._parts = parts
+        self._ocr = ocr
+        self._button = button
+        self._window = window  # the parent of the save dialog
+        worker = ocr.worker
         worker.extracted.connect(self._on_extracted)
         worker.progress.connect(self._on_progress)
         worker.job_finished.connect(self._on_job_finished)
-        worker.failed.connect(lambda text: window.notice.show_message(text, error=True))
-        window.actions_hub.extract_text.connect(self.extract_text)
-        window.actions_hub.save_text.connect(self.save_text)
-        window.composer.extract_requested.connect(lambda ref: self.extract_text([ref]))
-        window.composer.attachments_changed.connect(lambda _count: self.update_button())
-        window.status.cancel_batch.connect(window.ocr.cancel_all)
-        window.extract_all_button.clicked.connect(self.extract_all)
+        worker.failed.connect(lambda text: parts.notice.show_message(text, error=True))
+        parts.actions.extract_text.connect(self.extract_text)
+        parts.actions.save_text.connect(self.save_text)
+        parts.composer.extract_requested.connect(lambda ref: self.extract_text([ref]))
+        parts.composer.attachments_changed.connect(lambda _count: self.update_button())
+        parts.chat.contents_changed.connect(self.update_button)
+        parts.status.cancel_batch.connect(ocr.cancel_all)
+        button.clicked.connect(self.extract_all)
+        self.update_button()
 
     @Slot(object)
     def extract_text(self, refs: list[ImageRef]) -> None:
-        window = self._window
         if not refs:
             return
-        conversation_id = window.ensure_conversation(f"Text from {refs[0].name}")
-        if conversation_id is None:
-            return
-        job = OcrJob(conversation_id, list(refs))
+        chat = self._parts.session.ensure(f"Text from {refs[0].name}")
+        job = OcrJob(chat, list(refs))
+        status = self._parts.status
         if job.is_batch:
-            window.status.set_batch(0, len(refs))
+            status.set_batch(0, len(refs))
         else:
-            window.status.showMessage(f"Extracting text from {refs[0].name}…")
-        window.ocr.run(job)
+            status.showMessage(f"Extracting text from {refs[0].name}…")
+        self._ocr.run(job)
 
     @Slot()
     def extract_all(self) -> None:
         """Every attached image (they are used up); with none attached, every image shown
         in the chat."""
-        composer = self._window.composer
+        composer = self._parts.composer
         refs = composer.attachments()
         if refs:
             composer.clear_images()
         else:
-            refs = self.chat_images()
+            refs = self._parts.chat.images()
         if not refs:
-            self._window.notice.show_message("Drop, paste or attach screenshots first.")
+            self._parts.notice.show_message("Drop, paste or attach screenshots first.")
             return
         self.extract_text(refs)
 
-    def chat_images(self) -> list[ImageRef]:
-        seen: dict[str, ImageRef] = {}
-        for message in self._window.chat.messages():
-            if isinstance(message, UserMessage):
-                for ref in message.images:
-                    seen.setdefault(ref.digest, ref)
-        return list(seen.values())
-
-    def known_text(self, refs: list[ImageRef]) -> list[str]:
-        """The fast-OCR text the chat already shows for these images (Extract text was
-        clicked): the answer often copies it, so the model drafts from it."""
-        digests = {ref.digest for ref in refs}
-        texts: dict[str, None] = {}  # ordered and without repeats
-        for message in self._window.chat.messages():
-            if isinstance(message, OcrMessage) and message.image.digest in digests:
-                result = message.result
-                texts.update(dict.fromkeys(ocr_source_texts(result.text, result.markdown)))
-        return list(texts)
-
+    @Slot()
     def update_button(self) -> None:
-        window = self._window
-        window.extract_all_button.setEnabled(
-            bool(window.composer.attachments() or self.chat_images())
-        )
+        parts = self._parts
+        self._button.setEnabled(bool(parts.composer.attachments() or parts.chat.images()))
 
     @Slot(object)
     def save_text(self, result: OcrText) -> None:
-        window = self._window
-        try:
-            path = export.save_text(window, result)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            window.notice.show_message(f"Could not save the text: {reason}.", error=True)
+        """Asks where (on this thread: a dialog), then writes on the storage thread."""
+        chosen = export.ask_save_path(self._window, result)
+        if chosen is None:
             return
-        if path is not None:
-            window.status.showMessage(f"Saved {path.name}.", 4000)
+        path, content = chosen
+        parts = self._parts
+
+        def saved(_result: object) -> None:
+            parts.status.showMessage(f"Saved {path.name}.", 4000)
+
+        def failed(sentence: str) -> None:
+            parts.notice.show_message(sentence, error=True)
+
+        parts.session.storage.submit(lambda: export.write_text(path, content), saved, failed)
 
     @Slot(object)
     def _on_extracted(self, outcome: OcrOutcome) -> None:
-        window = self._window
-        if outcome.job.conversation_id != window.conversation_id:
+        parts = self._parts
+        if not parts.session.is_open(outcome.job.chat):
             return  # stored with its own chat
         if outcome.text is None:
-            window.chat.add(ErrorMessage(outcome.error or "The text could not be read."))
+            parts.chat.add(ErrorMessage(outcome.error or "The text could not be read."))
             return
-        message = OcrMessage(outcome.text, outcome.image, window.actions_hub)
+        message = OcrMessage(outcome.text, outcome.image, parts.actions)
         message.message_id = outcome.message_id
-        window.chat.add(message)
+        parts.chat.add(message)
 
     @Slot(object, int, int)
     def _on_progress(self, job: OcrJob, done: int, total: int) -> None:
         if job.is_batch:
-            self._window.status.set_batch(done, total)
+            self._parts.status.set_batch(done, total)
 
     @Slot(object)
     def _on_job_finished(self, job: OcrJob) -> None:
-        window = self._window
-        window.status.end_batch()
-        window.status.clearMessage()
-        window.sidebar.refresh()
+        parts = self._parts
+        parts.status.end_batch()
+        parts.status.clearMessage()
+        parts.session.changed.emit()
         if job.cancelled:
             done, total = len(job.done), len(job.images)
-            window.notice.show_message(f"Text extraction cancelled after {done} of {total} images.")
+            parts.notice.show_message(f"Text extraction cancelled after {done} of {total} images.")

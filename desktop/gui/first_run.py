@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model_setup.checks import IR_MARKER
+from desktop.core.model_setup.convert_output import DONE_PREFIX, ERROR_PREFIX, STEP_PREFIX
 from desktop.core.model_setup.staging import TMP_PREFIX
 from desktop.gui.download_box import DownloadBox
 from desktop.gui.setup_process import (
@@ -41,9 +42,6 @@ from desktop.gui.widgets import flat_button, push_button, text_label
 CONVERT_SCRIPT = SOURCE_ROOT / "convert.py"
 DEFAULT_MODEL_ID = "Qwen/Qwen3-VL-2B-Instruct"
 WEIGHT_FORMATS = ("int8", "int4", "fp16")
-_STEP = "[convert] "
-_DONE = "[convert] Done in "
-_ERROR = "convert.py: error: "
 INTERRUPTED = 130
 
 INTRO = (
@@ -259,10 +257,10 @@ class FirstRunPanel(QFrame):
     def _on_line(self, line: str) -> None:
         """convert.py prints "[convert] step" lines; `desklens models` prints JSON events."""
         self.log.appendPlainText(line)
-        if line.startswith(_ERROR):
-            self._error_line = line[len(_ERROR) :]
-        elif line.startswith(_STEP) and not line.startswith(_DONE):
-            self.step_label.setText(line[len(_STEP) :])
+        if line.startswith(ERROR_PREFIX):
+            self._error_line = line[len(ERROR_PREFIX) :]
+        elif line.startswith(STEP_PREFIX) and not line.startswith(DONE_PREFIX):
+            self.step_label.setText(line[len(STEP_PREFIX) :])
         elif line.startswith("{"):
             try:
                 event = json.loads(line)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QPixmap, QResizeEvent, QShortcut
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop.gui.image_ref import ImageRef
@@ -46,7 +46,7 @@ class ImageViewer(QDialog):
         screen = self.screen().availableGeometry()
         self.resize(min(1100, int(screen.width() * 0.8)), min(800, int(screen.height() * 0.8)))
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._show()
 

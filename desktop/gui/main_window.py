@@ -1,76 +1,58 @@
-"""The main window: wires the sidebar, chat, composer and panels to the two workers.
+"""The main window: builds the sidebar, chat, composer and panels, and wires them to the
+flows (asking, extraction, reading ahead), which receive what they use.
 
-The window owns no long work: questions go to `EngineController`, extractions to
-`OcrController`, file decoding to `Intake`; their results come back by signals.
+The window owns no long work and writes nothing: questions go to `EngineController`,
+extractions to `OcrController`, file decoding to `Intake`, history and settings writes to
+`StorageController`; their results come back by signals. The open conversation is the
+`ConversationSession`'s.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, Qt, QThreadPool, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
     QMainWindow,
     QSplitter,
-    QVBoxLayout,
-    QWidget,
 )
 
 from desktop import APP_NAME
+from desktop.core.history import HistoryError, HistoryStore
 from desktop.core.model_registry import choose_model
 from desktop.core.paths import models_dir
-from desktop.core.history import HistoryError, HistoryStore
-from desktop.gui.asking import AskFlow
-from desktop.gui.chat_view import COLUMN_MAX_WIDTH, ChatView
-from desktop.gui.composer import Composer
+from desktop.gui.asking import AskFlow, ChatParts
+from desktop.gui.chat_page import ChatPage
 from desktop.gui.drop import DropHandler, choose_files
 from desktop.gui.extraction import ExtractionFlow
-from desktop.gui.first_run import FirstRunPanel
 from desktop.gui.history_view import message_widgets
 from desktop.gui.icons import app_icon, line_icon
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.image_viewer import ImageViewer
 from desktop.gui.intake import Intake, IntakeRequest, IntakeResult, request_from_mime
 from desktop.gui.local_api import window_local_api
-from desktop.gui.messages import (
-    ChatActions,
-)
-from desktop.gui.notice import Notice
+from desktop.gui.messages import ChatActions
 from desktop.gui.ocr_worker import OcrController
 from desktop.gui.preparing import PrepareFlow
+from desktop.gui.session import ConversationSession
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.settings_dialog import SettingsDialog
 from desktop.gui.sidebar import Sidebar
 from desktop.gui.status import StatusBar
+from desktop.gui.storage import StorageController
 from desktop.gui.theme import apply_theme, current_theme
-from desktop.gui.widgets import push_button
 from desktop.gui.worker import EngineController
+
+if TYPE_CHECKING:
+    from desktop.core.engine import ModelInfo
 
 logger = logging.getLogger(__name__)
 
-TITLE_CHARS = 48
 SHUTDOWN_TIMEOUT_MS = 10_000
-
-
-def _title_from(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
-
-
-def _centred(widget: QWidget, margins: tuple[int, int, int, int]) -> QWidget:
-    """`widget` in a row that keeps it as wide as the chat column, centred."""
-    holder = QWidget()
-    row = QHBoxLayout(holder)
-    row.setContentsMargins(*margins)
-    widget.setMaximumWidth(COLUMN_MAX_WIDTH)
-    row.addStretch(1)
-    row.addWidget(widget, 100)
-    row.addStretch(1)
-    return holder
 
 
 class MainWindow(QMainWindow):
@@ -88,14 +70,14 @@ class MainWindow(QMainWindow):
         self.settings_store = settings_store
         self.settings = settings
         self._explicit_model = model_dir
-        self.conversation_id: int | None = None
         self._devices: list[str] = []
         self._closed = False
-        self.model_loaded = False
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
         self.setMinimumSize(760, 520)
+        self.storage = StorageController(self)
+        self.session = ConversationSession(store, self.storage, self)
         self.engine = EngineController(store, self)
         self.ocr = OcrController(store, self)
         self.local_api = window_local_api(self.engine, self.ocr, data_dir, self)
@@ -103,48 +85,46 @@ class MainWindow(QMainWindow):
         self.intake = Intake(self)
         self.actions_hub = ChatActions(self)
         self._build()
-        self.asking = AskFlow(self)
-        self.extraction = ExtractionFlow(self)
+        parts = ChatParts(
+            self.session,
+            self.chat,
+            self.composer,
+            self.notice,
+            self.status,
+            self.actions_hub,
+            lambda: self.settings,
+        )
+        self.asking = AskFlow(parts, self.engine, self)
+        self.extraction = ExtractionFlow(parts, self.ocr, self.extract_all_button, self)
         self._connect()
-        self.preparing = PrepareFlow(self)  # after _connect: its slots see the window updated
+        # After _connect: its slots see the window updated.
+        self.preparing = PrepareFlow(
+            parts, self.engine, self.ocr, self.asking.generation_settings, self
+        )
         self._restore_geometry()
         self.sidebar.refresh()
-        self.extraction.update_button()
+
+    @property
+    def conversation_id(self) -> int | None:
+        return self.session.conversation_id
+
+    @property
+    def model_loaded(self) -> bool:
+        return self.engine.model_loaded
 
     # --- construction --------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.sidebar = Sidebar(self.store)
-        page = QWidget()
-        page.setObjectName("chatPage")
-        column = QVBoxLayout(page)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-
-        header = QWidget()
-        header_row = QHBoxLayout(header)
-        header_row.setContentsMargins(20, 10, 16, 6)
-        self.title_label = QLabel("New chat")
-        self.title_label.setObjectName("sidebarTitle")
-        header_row.addWidget(self.title_label, 1)
-        self.extract_all_button = push_button(
-            "Extract text from all", tooltip="Read the text of every attached image (Ctrl+E)"
+        self.sidebar = Sidebar(self.session)
+        page = ChatPage(models_dir(self.data_dir))
+        self.page = page
+        self.title_label, self.first_run = page.title_label, page.first_run
+        self.first_run_holder = page.first_run_holder
+        self.extract_all_button, self.settings_button = (
+            page.extract_all_button,
+            page.settings_button,
         )
-        self.settings_button = push_button("Settings", tooltip="Settings (Ctrl+,)")
-        header_row.addWidget(self.extract_all_button)
-        header_row.addWidget(self.settings_button)
-        column.addWidget(header)
-
-        self.first_run = FirstRunPanel(models_dir(self.data_dir))
-        self.first_run_holder = _centred(self.first_run, (20, 6, 20, 6))
-        self.first_run_holder.hide()
-        column.addWidget(self.first_run_holder)
-        self.chat = ChatView()
-        column.addWidget(self.chat, 1)
-        self.notice = Notice()
-        column.addWidget(_centred(self.notice, (20, 0, 20, 6)))
-        self.composer = Composer()
-        column.addWidget(_centred(self.composer, (20, 0, 20, 14)))
+        self.chat, self.notice, self.composer = page.chat, page.notice, page.composer
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.sidebar)
@@ -173,12 +153,16 @@ class MainWindow(QMainWindow):
         self.composer.view_requested.connect(self.view_image)
         self.actions_hub.view_image.connect(self.view_image)
         self.sidebar.conversation_selected.connect(self.open_conversation)
-        self.sidebar.renamed.connect(
-            lambda cid, title: self._show_title(title) if cid == self.conversation_id else None
-        )
         self.sidebar.deleted.connect(self._on_deleted)
         self.sidebar.purged.connect(self.engine.forget)
-        self.sidebar.problem.connect(lambda text: self.notice.show_message(text, error=True))
+        self.sidebar.problem.connect(self._show_problem)
+        session = self.session
+        session.title_changed.connect(self._show_title)
+        session.created.connect(lambda chat: self.sidebar.mark_current(chat.id))
+        session.changed.connect(self.sidebar.refresh)
+        session.problem.connect(self._show_problem)
+        session.problem.connect(lambda _text: self.sidebar.refresh())  # e.g. a rename undone
+        self.storage.problem.connect(self._show_problem)
         self.settings_button.clicked.connect(self.open_settings)
         self.first_run.model_ready.connect(self._on_model_converted)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
@@ -206,7 +190,6 @@ class MainWindow(QMainWindow):
         self.load_model(str(choice.folder))
 
     def load_model(self, folder: str) -> None:
-        self.model_loaded = False
         self.first_run_holder.hide()
         self.status.set_model(Path(folder).name)
         self.status.set_state("loading")
@@ -222,15 +205,13 @@ class MainWindow(QMainWindow):
         self.status.set_state("error" if problem else "no model")
 
     @Slot(object)
-    def _on_model_loaded(self, info) -> None:
-        self.model_loaded = True
+    def _on_model_loaded(self, info: ModelInfo) -> None:
         self.first_run_holder.hide()
         self.status.set_model(info.name, info.device, info.weight_format)
         self.status.set_state("ready")
 
     @Slot(str)
     def _on_model_error(self, message: str) -> None:
-        self.model_loaded = False
         self._show_first_run(message)
         self.notice.show_message(message, error=True)
 
@@ -241,7 +222,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_model_converted(self, folder: str) -> None:
         self.settings.model_dir = folder
-        self.settings_store.save(self.settings)
+        self.save_settings(self.settings)
         self.load_model(folder)
 
     @Slot(str)
@@ -253,12 +234,9 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def open_conversation(self, conversation_id: int | None) -> None:
-        self.asking.detach()
-        self.conversation_id = conversation_id
         self.chat.clear()
-        self._show_title(self._title_of(conversation_id))
+        self.session.open(conversation_id)  # the flows follow (the answer is detached)
         if conversation_id is None:
-            self.extraction.update_button()
             self.composer.focus_editor()
             return
         try:
@@ -269,33 +247,15 @@ class MainWindow(QMainWindow):
         settings = self.asking.generation_settings()
         for widget in message_widgets(messages, self.actions_hub, settings):
             self.chat.add(widget)
-        self.extraction.update_button()
 
+    @Slot(str)
     def _show_title(self, title: str) -> None:
         self.title_label.setText(title)
         self.setWindowTitle(f"{title} — {APP_NAME}" if title else APP_NAME)
 
-    def _title_of(self, conversation_id: int | None) -> str:
-        if conversation_id is None:
-            return "New chat"
-        try:
-            summaries = self.store.list_conversations()
-        except HistoryError:
-            return ""
-        return next((s.title for s in summaries if s.id == conversation_id), "")
-
-    def ensure_conversation(self, title: str) -> int | None:
-        """The open conversation, created (titled `title`) on its first message."""
-        if self.conversation_id is not None:
-            return self.conversation_id
-        try:
-            self.conversation_id = self.store.create_conversation(_title_from(title))
-        except HistoryError as exc:
-            self.notice.show_message(str(exc), error=True)
-            return None
-        self.sidebar.mark_current(self.conversation_id)
-        self._show_title(self._title_of(self.conversation_id))
-        return self.conversation_id
+    @Slot(str)
+    def _show_problem(self, text: str) -> None:
+        self.notice.show_message(text, error=True)
 
     @Slot(int, str)
     def _on_deleted(self, _conversation_id: int, title: str) -> None:
@@ -354,10 +314,14 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             self.apply_settings(dialog.result_settings())
 
+    def save_settings(self, settings: AppSettings) -> None:
+        store = self.settings_store
+        self.storage.submit(lambda: store.save(replace(settings)))  # a copy: may change meanwhile
+
     def apply_settings(self, new: AppSettings) -> None:
         old, self.settings = self.settings, new
         self.local_api.apply(new)
-        self.settings_store.save(new)
+        self.save_settings(new)
         if (new.theme, new.font_size) != (old.theme, old.font_size):
             apply_theme(QGuiApplication.instance(), new.theme, new.font_size)
             self._refresh_icons()
@@ -395,14 +359,17 @@ class MainWindow(QMainWindow):
         """Stops the answer and the OCR, waits for both threads, then closes the history."""
         if not self._closed:
             self._closed = True
-            self.settings_store.set_window_state("geometry", self.saveGeometry())
-            self.settings_store.set_window_state("splitter", self.splitter.saveState())
+            store = self.settings_store
+            geometry, splitter = self.saveGeometry(), self.splitter.saveState()
+            self.storage.submit(lambda: store.set_window_state("geometry", geometry))
+            self.storage.submit(lambda: store.set_window_state("splitter", splitter))
             self.hide()  # closed for the user even while a model compile finishes below
             self.sidebar.purge_pending()
             self.first_run.kill()
             self.ocr.cancel_all()
             self.local_api.stop()  # before the engine's thread ends: its jobs stop first
-            for worker in (self.engine, self.ocr):
+            # Storage goes last, once its queued writes (the purge, the window state) are done.
+            for worker in (self.engine, self.ocr, self.storage):
                 if not worker.shutdown(SHUTDOWN_TIMEOUT_MS):
                     # Compiling a model cannot be interrupted; a QThread destroyed while it
                     # runs would abort the process, so wait for it.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QFontMetrics, QTextDocument
+from PySide6.QtGui import QFontDatabase, QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -100,7 +100,7 @@ class CodeBlock(QFrame):
             self.editor.setPlainText(block.text)
         self._fit_height()
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_height()
 

@@ -7,9 +7,10 @@ hub, which the main window connects once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats
@@ -18,6 +19,9 @@ from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.markdown_view import MarkdownView
 from desktop.gui.widgets import Thumbnail, copy_button, flat_button, text_label
+
+if TYPE_CHECKING:
+    from desktop.gui.worker import AskRequest
 
 CHAT_THUMBNAIL_EDGE = 160
 OCR_THUMBNAIL_EDGE = 56
@@ -78,13 +82,13 @@ class MessageWidget(QWidget):
         """How wide the bubble would like to be (right-aligned bubbles only)."""
         return 0
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._right:
             limit = int(self.width() * USER_MAX_SHARE)
             self.bubble.setFixedWidth(max(120, min(self.natural_width(), limit)))
 
-    def _footer(self, *widgets: QWidget, meta: QLabel | None = None, outside=False) -> None:
+    def _footer(self, *widgets: QWidget, meta: QLabel | None = None, outside: bool = False) -> None:
         footer = QHBoxLayout()
         footer.setSpacing(2)
         if meta is not None:
@@ -262,7 +266,12 @@ class OcrMessage(MessageWidget):
 
 
 class ErrorMessage(MessageWidget):
-    def __init__(self, text: str, actions: ChatActions | None = None, retry_request=None) -> None:
+    def __init__(
+        self,
+        text: str,
+        actions: ChatActions | None = None,
+        retry_request: AskRequest | None = None,
+    ) -> None:
         super().__init__("errorBubble")
         self.bubble.setAccessibleName("Error")
         self.retry_request = retry_request

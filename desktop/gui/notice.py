@@ -46,7 +46,9 @@ class Notice(QFrame):
         error: bool = False,
         action: tuple[str, Callable[[], None]] | None = None,
         on_dismiss: Callable[[], None] | None = None,
+        persistent: bool = False,
     ) -> None:
+        """`persistent` notices stay until dismissed (where a damaged history went)."""
         self.dismiss()
         self.label.setText(text)
         self.setProperty("kind", "error" if error else "info")
@@ -57,7 +59,8 @@ class Notice(QFrame):
         self.action_button.setAccessibleName(action[0] if action else "")
         self.action_button.setVisible(action is not None)
         self._on_dismiss = on_dismiss
-        self._timer.start(ERROR_MS if error else INFO_MS)
+        if not persistent:
+            self._timer.start(ERROR_MS if error else INFO_MS)
         self.show()
 
     def dismiss(self) -> None:

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from desktop.core.errors import describe
 from desktop.core.history import HistoryError, HistoryStore
+from desktop.core.history.handle import ChatHandle
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.images import ImageError
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.threads import WorkerThread
+from desktop.gui.threads import WorkerController
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
@@ -32,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class OcrJob:
-    conversation_id: int
+    chat: ChatHandle  # created in the store, if new, before the first text is saved
     images: list[ImageRef]
     cancel: threading.Event = field(default_factory=threading.Event)
     done: list[ImageRef] = field(default_factory=list)  # filled by the worker
@@ -116,7 +117,11 @@ class OcrWorker(QObject):
             return outcome
         try:
             outcome.message_id = self._store.add_message(
-                job.conversation_id, "ocr", outcome.text.text, [image], stats=outcome.text.stats()
+                job.chat.resolve(self._store),
+                "ocr",
+                outcome.text.text,
+                [image],
+                stats=outcome.text.stats(),
             ).id
         except HistoryError as exc:
             logger.warning("OCR result not saved: %s", exc)
@@ -143,7 +148,7 @@ class OcrWorker(QObject):
         return self._engine
 
 
-class OcrController(QObject):
+class OcrController(WorkerController):
     """GUI-side handle of the OCR thread."""
 
     jobs_changed = Signal()  # a job was queued or finished: `busy` may have changed
@@ -151,17 +156,11 @@ class OcrController(QObject):
     _warm_up_requested = Signal()
 
     def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.worker = OcrWorker(store)
-        self._thread = WorkerThread(self.worker, "desklens-ocr")
+        super().__init__(OcrWorker(store), "desklens-ocr", parent)
         self._run_requested.connect(self.worker.run)
         self._warm_up_requested.connect(self.worker.warm_up)
         self.worker.job_finished.connect(self._on_job_finished)
         self._jobs: list[OcrJob] = []
-
-    @property
-    def thread(self) -> QThread:
-        return self._thread.thread
 
     @property
     def busy(self) -> bool:
@@ -180,15 +179,9 @@ class OcrController(QObject):
         for job in self._jobs:
             job.cancel.set()
 
-    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+    def prepare_shutdown(self) -> None:
         self.worker.stop_service()  # before the worker goes: the service emits its signals
         self.cancel_all()
-        return self._thread.shutdown(timeout_ms)
-
-    def release(self) -> None:
-        """After the thread ended (shutdown): frees the OCR models."""
-        assert not self._thread.running
-        self.worker.release()
 
     @Slot(object)
     def _on_job_finished(self, job: OcrJob) -> None:

@@ -14,16 +14,15 @@ the KV state and the next request (or the Send) continues from there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Slot
 
-from desktop.gui.messages import AssistantMessage
-from desktop.gui.worker import AskResult, PrepareRequest, PrepareResult
-
-if TYPE_CHECKING:
-    from desktop.gui.main_window import MainWindow
+from desktop.core.chat import GenerationSettings
+from desktop.gui.asking import ChatParts
+from desktop.gui.ocr_worker import OcrController
+from desktop.gui.worker import AskResult, EngineController, PrepareRequest, PrepareResult
 
 READY = "Ready"
 
@@ -41,9 +40,19 @@ class _Target:
 
 
 class PrepareFlow(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(
+        self,
+        parts: ChatParts,
+        engine: EngineController,
+        ocr: OcrController,
+        generation_settings: Callable[[], GenerationSettings],
+        parent: QObject,
+    ) -> None:
+        super().__init__(parent)
+        self._parts = parts
+        self._engine = engine
+        self._ocr = ocr
+        self._generation_settings = generation_settings
         self._request: PrepareRequest | None = None  # the latest one asked of the worker
         self._target: _Target | None = None  # what it prepares (running, queued or done)
         # The conversation whose history the engine's KV state holds (after its answer or its
@@ -53,14 +62,14 @@ class PrepareFlow(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._request_target)
-        worker = window.engine.worker
+        worker = engine.worker
         worker.prepared.connect(self._on_prepared)
         worker.finished.connect(self._on_answered)
         worker.state.connect(self._on_engine_state)
         worker.loaded.connect(self.update)
-        window.composer.attachments_changed.connect(self.update)
-        window.sidebar.conversation_selected.connect(self.update)
-        window.ocr.jobs_changed.connect(self.update)
+        parts.composer.attachments_changed.connect(self.update)
+        parts.session.opened.connect(self.update)
+        ocr.jobs_changed.connect(self.update)
 
     @Slot()
     def update(self, *_args) -> None:
@@ -78,24 +87,19 @@ class PrepareFlow(QObject):
     # --- internals -----------------------------------------------------------------------
 
     def _wanted(self) -> _Target | None:
-        window = self._window
-        if not (window.settings.prepare_ahead and window.model_loaded):
+        parts = self._parts
+        if not (parts.settings().prepare_ahead and self._engine.model_loaded):
             return None
-        if window.engine.busy or window.ocr.busy:
+        if self._engine.busy or self._ocr.busy:
             return None
-        images = window.composer.attachments()
-        conversation_id = window.conversation_id
-        if not images and (conversation_id == self._held or not self._shows_answers()):
+        images = parts.composer.attachments()
+        conversation_id = parts.session.conversation_id
+        if not images and (conversation_id == self._held or not parts.chat.shows_answers()):
             return None  # nothing to read ahead: no earlier turns, or the state holds them
         return _Target(conversation_id, tuple(ref.digest for ref in images))
 
-    def _shows_answers(self) -> bool:
-        """The open chat has answered turns (a chat of extracted text alone has none)."""
-        return any(isinstance(m, AssistantMessage) for m in self._window.chat.messages())
-
     @Slot()
     def _request_target(self) -> None:
-        window = self._window
         wanted = self._wanted()
         if wanted == self._target:
             return  # already asked for (running, queued or done)
@@ -104,17 +108,17 @@ class PrepareFlow(QObject):
             return
         if wanted.conversation_id != self._held:
             self._held = None  # the preparation replaces what the state holds
-        images, settings = window.composer.attachments(), window.asking.generation_settings()
-        request = PrepareRequest(wanted.conversation_id, images, settings)
+        images = self._parts.composer.attachments()
+        request = PrepareRequest(wanted.conversation_id, images, self._generation_settings())
         self._request, self._target = request, wanted
-        window.composer.set_hint(wanted.reading_text())
-        window.engine.prepare(request)
+        self._parts.composer.set_hint(wanted.reading_text())
+        self._engine.prepare(request)
 
     def _cancel(self) -> None:
         if self._request is not None:
             self._request.cancel.set()
         self._request = self._target = None
-        self._window.composer.set_hint("")
+        self._parts.composer.set_hint("")
 
     @Slot(object)
     def _on_prepared(self, result: PrepareResult) -> None:
@@ -124,12 +128,12 @@ class PrepareFlow(QObject):
         status = preparation.status if preparation is not None else "skipped"
         if status == "ready":
             self._held = result.request.conversation_id
-            self._window.composer.set_hint(READY)
+            self._parts.composer.set_hint(READY)
             return
         # Cancelled by someone else (a model load, a Stop): asked again at the next change.
         # An error or a skip keeps its target, so a failing image is not read over and over;
         # the Send reports the problem as usual.
-        self._window.composer.set_hint("")
+        self._parts.composer.set_hint("")
         if status == "cancelled":
             self._request = self._target = None
 

@@ -6,6 +6,7 @@ writes in one place, which `--data-dir` and the tests can redirect.
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -66,7 +67,13 @@ class SettingsStore:
     """Reads and writes `AppSettings` and window state in `<data dir>/settings.ini`."""
 
     def __init__(self, data_dir: Path) -> None:
-        self._qsettings = QSettings(str(data_dir / SETTINGS_FILE), QSettings.Format.IniFormat)
+        self.path = data_dir / SETTINGS_FILE
+        self._qsettings = self._open()
+
+    def _open(self) -> QSettings:
+        # Writes use an instance of their own (they run on the storage thread; a QSettings
+        # object is not thread-safe). Instances of one file in one process share its values.
+        return QSettings(str(self.path), QSettings.Format.IniFormat)
 
     def load(self) -> AppSettings:
         defaults = AppSettings()
@@ -86,14 +93,22 @@ class SettingsStore:
         return settings
 
     def save(self, settings: AppSettings) -> None:
+        """Writes the settings; raises OSError when the file cannot be written."""
+        qsettings = self._open()
         for field in fields(AppSettings):
-            self._qsettings.setValue(f"app/{field.name}", getattr(settings, field.name))
-        self._qsettings.sync()
+            qsettings.setValue(f"app/{field.name}", getattr(settings, field.name))
+        self._sync(qsettings)
 
     def window_state(self, key: str) -> QByteArray | None:
         value = self._qsettings.value(f"window/{key}")
         return value if isinstance(value, QByteArray) else None
 
     def set_window_state(self, key: str, value: QByteArray) -> None:
-        self._qsettings.setValue(f"window/{key}", value)
-        self._qsettings.sync()
+        qsettings = self._open()
+        qsettings.setValue(f"window/{key}", value)
+        self._sync(qsettings)
+
+    def _sync(self, qsettings: QSettings) -> None:
+        qsettings.sync()
+        if qsettings.status() != QSettings.Status.NoError:
+            raise OSError(errno.EIO, "the settings file could not be written", str(self.path))

@@ -2,14 +2,15 @@
 
 A deleted conversation disappears at once but is only removed from the store when the owner
 calls `purge_pending()` (its Undo offer lapsed, or the app closes), because deleting also
-deletes its images for good.
+deletes its images for good. The list is read from the store; renames and deletions are
+written by the session, on the storage thread.
 """
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -26,8 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.history import ConversationSummary, HistoryError, HistoryStore
+from desktop.core.history import ConversationSummary, HistoryError
 from desktop.gui.icons import line_icon
+from desktop.gui.session import ConversationSession
 from desktop.gui.theme import current_theme
 from desktop.gui.widgets import push_button
 
@@ -38,7 +40,7 @@ _WHEN_ROLE = Qt.ItemDataRole.UserRole + 1
 class ConversationDelegate(QStyledItemDelegate):
     """Title on the left (elided), last activity in muted text on the right."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         title, opt.text = opt.text, ""
@@ -70,14 +72,13 @@ class Sidebar(QWidget):
     conversation_selected = Signal(object)  # int, or None for a new chat
     deleted = Signal(int, str)  # id, title: hidden, the owner offers Undo
     purged = Signal(int)  # removed from the store for good
-    renamed = Signal(int, str)
     problem = Signal(str)
 
-    def __init__(self, store: HistoryStore, parent: QWidget | None = None) -> None:
+    def __init__(self, session: ConversationSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.setMinimumWidth(200)
-        self._store = store
+        self._session = session
         self._pending_delete: int | None = None
 
         layout = QVBoxLayout(self)
@@ -130,7 +131,7 @@ class Sidebar(QWidget):
     def refresh(self) -> None:
         """Reloads the list from the store, keeping the selection."""
         try:
-            summaries = self._store.list_conversations(self.search.text() or None)
+            summaries = self._session.store.list_conversations(self.search.text() or None)
         except HistoryError as exc:
             self.problem.emit(str(exc))
             summaries = []
@@ -175,10 +176,7 @@ class Sidebar(QWidget):
         conversation_id, self._pending_delete = self._pending_delete, None
         if conversation_id is None:
             return
-        try:
-            self._store.delete_conversation(conversation_id)
-        except HistoryError as exc:
-            self.problem.emit(str(exc))
+        self._session.delete(conversation_id)
         self.purged.emit(conversation_id)
 
     def refresh_icons(self) -> None:
@@ -234,15 +232,7 @@ class Sidebar(QWidget):
             self.select(conversation_id)
 
     def _on_renamed(self, item: QListWidgetItem) -> None:
-        conversation_id = item.data(_ID_ROLE)
-        try:
-            self._store.rename_conversation(conversation_id, item.text())
-        except HistoryError as exc:
-            self.problem.emit(str(exc))
-        self.refresh()
-        renamed = self._item_of(conversation_id)
-        if renamed is not None:
-            self.renamed.emit(conversation_id, renamed.text())
+        self._session.rename(item.data(_ID_ROLE), item.text())  # the list follows once saved
 
     def _rename(self, item: QListWidgetItem | None) -> None:
         if item is not None:
@@ -252,7 +242,7 @@ class Sidebar(QWidget):
         if item is not None:
             self.delete_conversation(item.data(_ID_ROLE))
 
-    def _show_menu(self, position) -> None:
+    def _show_menu(self, position: QPoint) -> None:
         item = self.list.itemAt(position)
         if item is None:
             return

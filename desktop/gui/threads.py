@@ -26,3 +26,32 @@ class WorkerThread:
     @property
     def running(self) -> bool:
         return self.thread.isRunning()
+
+
+class WorkerController(QObject):
+    """The GUI-side handle of one worker on its own thread. Subclasses send it requests by
+    queued signals; `shutdown` ends the thread and `release` then frees what the worker
+    holds (models, services), so it goes now rather than at interpreter exit."""
+
+    def __init__(self, worker: QObject, name: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.worker = worker
+        self._thread = WorkerThread(worker, name)
+
+    @property
+    def thread(self) -> QThread:
+        return self._thread.thread
+
+    def prepare_shutdown(self) -> None:
+        """Makes the worker's running slot return soon (stop, cancel); called by `shutdown`."""
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        self.prepare_shutdown()
+        return self._thread.shutdown(timeout_ms)
+
+    def release(self) -> None:
+        """After the thread ended (shutdown)."""
+        assert not self._thread.running
+        release = getattr(self.worker, "release", None)
+        if release is not None:
+            release()

@@ -70,7 +70,9 @@ def copy_button(text_of: Callable[[], str], what: str = "text") -> QToolButton:
     return button
 
 
-def text_label(text: str = "", object_name: str | None = None, *, selectable=True) -> QLabel:
+def text_label(
+    text: str = "", object_name: str | None = None, *, selectable: bool = True
+) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.PlainText)

@@ -15,17 +15,18 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
 from desktop.core.errors import describe
 from desktop.core.history import HistoryError, HistoryStore
+from desktop.core.history.handle import ChatHandle
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
 from desktop.core.manifest import ModelError
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.settings import EngineOptions
-from desktop.gui.threads import WorkerThread
+from desktop.gui.threads import WorkerController
 
 if TYPE_CHECKING:
     from desktop.core.engine import Preparation, VLMEngine
@@ -37,13 +38,17 @@ NO_MODEL = "No model is loaded yet. Set one up in the panel above, then ask agai
 
 @dataclass
 class AskRequest:
-    conversation_id: int
+    chat: ChatHandle  # created in the store, if new, by the worker before it saves the question
     question: str
     images: list[ImageRef]
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     user_message_id: int | None = None  # set on a retry: the question is already stored
     cancel: threading.Event = field(default_factory=threading.Event)
     hints: list[str] = field(default_factory=list)  # fast-OCR text of the images, for drafting
+
+    @property
+    def conversation_id(self) -> int | None:
+        return self.chat.id
 
 
 @dataclass
@@ -176,9 +181,10 @@ class EngineWorker(QObject):
         except ImageError as exc:
             return AskResult(request, Answer("", "error", error=str(exc)))
         result = AskResult(request, Answer("", "error"))
-        conversation = self._conversation_for(request.conversation_id)
+        conversation_id = self._resolve(result)
+        conversation = self._conversation_for(conversation_id)
         result.user_message_id = request.user_message_id or self._save(
-            result, request.conversation_id, "user", request.question, images
+            result, conversation_id, "user", request.question, images
         )
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
@@ -196,11 +202,23 @@ class EngineWorker(QObject):
             )
         result.notes = conversation.notes[notes_before:]
         turn = conversation.turns[-1] if conversation.turns else None
-        self._store_answer(result, turn if turn is not last_turn else None)
+        self._store_answer(result, conversation_id, turn if turn is not last_turn else None)
         return result
 
-    def _conversation_for(self, conversation_id: int) -> Conversation:
-        if self._conversation_id != conversation_id:
+    def _resolve(self, result: AskResult) -> int | None:
+        """The chat's id (a new chat is created now); None if the store cannot create it:
+        the question is still answered, only the history misses it."""
+        try:
+            return result.request.chat.resolve(self._store)
+        except HistoryError as exc:
+            result.save_error = str(exc)
+            return None
+
+    def _conversation_for(self, conversation_id: int | None) -> Conversation:
+        if conversation_id is None:
+            self._conversation_id = None
+            self._conversation = Conversation()
+        elif self._conversation_id != conversation_id:
             try:
                 messages = self._store.messages(conversation_id)
             except HistoryError as exc:
@@ -210,8 +228,10 @@ class EngineWorker(QObject):
             self._conversation_id = conversation_id
         return self._conversation
 
-    def _store_answer(self, result: AskResult, turn: Turn | None) -> None:
-        answer, conversation_id = result.answer, result.request.conversation_id
+    def _store_answer(
+        self, result: AskResult, conversation_id: int | None, turn: Turn | None
+    ) -> None:
+        answer = result.answer
         if answer.ok:
             result.answer_message_id = self._save(
                 result,
@@ -230,8 +250,16 @@ class EngineWorker(QObject):
             self._save(result, conversation_id, "note", note)
 
     def _save(
-        self, result: AskResult, conversation_id: int, role: str, text: str, *args, **kwargs
+        self,
+        result: AskResult,
+        conversation_id: int | None,
+        role: str,
+        text: str,
+        *args: object,
+        **kwargs: object,
     ) -> int | None:
+        if conversation_id is None:  # the chat could not be created: save_error says why
+            return None
         try:
             return self._store.add_message(conversation_id, role, text, *args, **kwargs).id
         except HistoryError as exc:  # the answer is still shown; only the history misses it
@@ -253,7 +281,7 @@ def _available_devices() -> list[str]:
         return ["CPU"]
 
 
-class EngineController(QObject):
+class EngineController(WorkerController):
     """GUI-side handle: sends requests to the worker thread and relays its signals."""
 
     _load_requested = Signal(str, object)
@@ -262,28 +290,26 @@ class EngineController(QObject):
     _forget_requested = Signal(int)
 
     def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.worker = EngineWorker(store)
-        self._thread = WorkerThread(self.worker, "desklens-engine")
+        super().__init__(EngineWorker(store), "desklens-engine", parent)
         self._load_requested.connect(self.worker.load)
         self._ask_requested.connect(self.worker.ask)
         self._prepare_requested.connect(self.worker.prepare)
         self._forget_requested.connect(self.worker.forget)
         self.worker.finished.connect(self._on_finished)
+        self.worker.loaded.connect(lambda _info: self._set_loaded(True))
+        self.worker.error.connect(lambda _message: self._set_loaded(False))
         self._pending: list[AskRequest] = []
         self._preparation: PrepareRequest | None = None  # the latest; older ones are cancelled
         self._closed = False
+        self.model_loaded = False
 
     @property
     def busy(self) -> bool:
         """A question is queued or being answered."""
         return bool(self._pending)
 
-    @property
-    def thread(self) -> QThread:
-        return self._thread.thread
-
     def load(self, folder: str, options: EngineOptions) -> None:
+        self.model_loaded = False
         self.cancel_preparation()  # the old engine's state is about to go
         self._load_requested.emit(folder, options)
 
@@ -317,15 +343,12 @@ class EngineController(QObject):
         self.cancel_preparation()
         self.worker.stop_engine()
 
-    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+    def prepare_shutdown(self) -> None:
         self._closed = True  # no new preparation after this
         self.stop()
-        return self._thread.shutdown(timeout_ms)
 
-    def release(self) -> None:
-        """After the thread ended (shutdown): frees the model."""
-        assert not self._thread.running
-        self.worker.release()
+    def _set_loaded(self, loaded: bool) -> None:
+        self.model_loaded = loaded
 
     @Slot(object)
     def _on_finished(self, result: AskResult) -> None:

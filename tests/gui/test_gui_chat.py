@@ -166,6 +166,7 @@ def test_deleting_a_conversation_removes_it_and_its_orphaned_images(qtbot, launc
     assert window.sidebar.list.count() == 2
     window.sidebar.delete_conversation(doomed)
     window.notice.dismiss()
+    qtbot.waitUntil(lambda: not window.storage.busy)  # deleted on the storage thread
 
     remaining = [p.stem for p in images.glob("*/*.png")]
     assert remaining == [shared.digest]

@@ -69,7 +69,7 @@ def test_the_open_app_answers_desklens_ocr_and_takes_files_from_the_command_line
 
 
 def test_a_table_is_shown_as_a_table_and_copied_as_text(qtbot, launch, tmp_path):
-    from test_ocr import TABLE, ruled_table
+    from ocr_pages import TABLE, ruled_table
 
     from desktop.gui.markdown_view import MarkdownView
 
@@ -97,7 +97,7 @@ def test_extract_text_from_an_image_in_the_chat(qtbot, launch, tmp_path):
 
     window = launch()
     ref = ImageRef.of(load_image(text_image("Meeting at 10:30"), name="note.png"))
-    window.ensure_conversation("chat")
+    window.session.ensure("chat")
     window.chat.add(UserMessage("what time?", [ref], window.actions_hub))
     [thumb] = window.chat.messages()[0].findChildren(Thumbnail)
     next(a for a in thumb.actions() if a.text() == "Extract text").trigger()
@@ -176,6 +176,7 @@ def test_save_as_writes_the_chosen_format(qtbot, launch, tmp_path, monkeypatch):
     )
     save_button = button(message, "Save as…")
     qtbot.mouseClick(save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.storage.busy)  # written on the storage thread
     data = json.loads(target.read_text(encoding="utf-8"))
     assert "AB-12" in " ".join(line["text"] for line in data["lines"])
 
@@ -184,6 +185,7 @@ def test_save_as_writes_the_chosen_format(qtbot, launch, tmp_path, monkeypatch):
         QFileDialog, "getSaveFileName", lambda *a, **k: (str(no_suffix), "Markdown (*.md)")
     )
     qtbot.mouseClick(save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.storage.busy)
     assert "AB-12" in (tmp_path / "out" / "plain.md").read_text(encoding="utf-8")
 
 
@@ -215,7 +217,7 @@ def test_clicking_a_chat_image_opens_it_large_with_extract_text(qtbot, launch, t
 
     window = launch()
     ref = ImageRef.of(load_image(text_image("Gate B12", (900, 300)), name="ticket.png"))
-    window.ensure_conversation("trip")
+    window.session.ensure("trip")
     window.chat.add(UserMessage("which gate?", [ref], window.actions_hub))
     [thumb] = window.chat.messages()[0].findChildren(Thumbnail)
     qtbot.mouseClick(thumb, Qt.MouseButton.LeftButton)

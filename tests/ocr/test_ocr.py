@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from ocr_pages import TABLE, ruled_table
 from PIL import Image, ImageDraw, ImageFont
 
 from desktop.cli import exit_codes, main, ocr_cmd, ocr_local
@@ -130,34 +131,6 @@ def test_two_column_page_reads_left_column_first(engine: OcrEngine) -> None:
     assert cer(result.text(), expected) < MAX_CER
     columns = {line.text: line.column for line in result.lines}
     assert [columns.get(text) for text in (left[0], right[0])] == [0, 1]
-
-
-def ruled_table(rows: list[list[str]]) -> Image.Image:
-    widths, height, face = [200, 120, 140], 40, font(18)
-    image = Image.new("RGB", (sum(widths) + 60, height * len(rows) + 60), "white")
-    draw = ImageDraw.Draw(image)
-    top = left = 30
-    for number, row in enumerate(rows):
-        x = left
-        for cell, width in zip(row, widths, strict=True):
-            draw.text((x + 10, top + number * height + 9), cell, font=face, fill="black")
-            x += width
-    bottom, right = top + height * len(rows), left + sum(widths)
-    for y in range(top, bottom + 1, height):
-        draw.line([(left, y), (right, y)], fill="black", width=1)
-    x = left
-    for width in [0, *widths]:
-        x += width
-        draw.line([(x, top), (x, bottom)], fill="black", width=1)
-    return image
-
-
-TABLE = [
-    ["Product", "Units", "Price"],
-    ["Keyboard", "12", "49.90"],
-    ["Monitor", "3", "219.00"],
-    ["Cable", "40", "4.50"],
-]
 
 
 def test_ruled_table_becomes_markdown_table(engine: OcrEngine) -> None:

@@ -1,0 +1,141 @@
+"""House rules of the source tree, checked on every run: no import circle between the app's
+modules (counting every import: lazy ones inside functions and TYPE_CHECKING ones too, since
+each is a dependency a reader must follow), no module over 400 lines, and ruff clean."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "desktop"
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported_modules(path: Path, name: str, known: set[str]) -> set[str]:
+    """The project modules `path` imports: `from a.b import c` is a.b.c when that is a
+    module, else a.b (the package's __init__)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                if candidate in known:
+                    found.add(candidate)
+                elif base in known:
+                    found.add(base)
+    found.discard(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    known = set(modules)
+    return {name: imported_modules(path, name, known) for name, path in modules.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_the_circle_finder_finds_a_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_between_the_apps_modules():
+    graph = import_graph()
+    assert "desktop.gui.main_window" in graph and graph["desktop.gui.main_window"]
+    assert circles(graph) == []
+
+
+def test_no_flow_imports_the_main_window():
+    graph = import_graph()
+    importers = sorted(
+        name for name, targets in graph.items() if "desktop.gui.main_window" in targets
+    )
+    assert importers == ["desktop.gui.app"]
+
+
+def test_the_core_never_imports_qt():
+    for name, path in project_modules().items():
+        if name.startswith("desktop.core"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    names = (
+                        [a.name for a in node.names]
+                        if isinstance(node, ast.Import)
+                        else [node.module or ""]
+                    )
+                    assert not any(n.startswith("PySide6") for n in names), name
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        name: count
+        for name, path in project_modules().items()
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_ruff_is_clean():  # ruff is part of the test extra
+    checked = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--output-format", "concise", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
