@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
 from desktop.cli.common import (
@@ -20,11 +22,16 @@ from desktop.cli.common import (
     load_images,
     read_images,
 )
-from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.chat import Answer, Conversation, GenerationSettings
 from desktop.core.presets import PRESETS, get_preset
 
+if TYPE_CHECKING:
+    from desktop.core.engine import VLMEngine
+    from desktop.core.images import LoadedImage
+    from desktop.core.ocr.models import OcrResult
 
-def register(subparsers) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ask",
         help="ask a question about images; streams the answer",
@@ -65,7 +72,7 @@ def generation_settings(args: argparse.Namespace) -> tuple[str, GenerationSettin
     return args.question, GenerationSettings(**overrides)
 
 
-def grounded_prompt(question: str, results) -> str:
+def grounded_prompt(question: str, results: Sequence[OcrResult]) -> str:
     from desktop.core.ocr import grounding_text
     from desktop.core.refine import grounded_question
 
@@ -120,7 +127,14 @@ def run(args: argparse.Namespace) -> int:
     return exit_codes.OK
 
 
-def run_each(engine, prompt: str, images, settings: GenerationSettings, *, as_json: bool) -> int:
+def run_each(
+    engine: VLMEngine,
+    prompt: str,
+    images: Sequence[LoadedImage],
+    settings: GenerationSettings,
+    *,
+    as_json: bool,
+) -> int:
     """One answer per image, decoded side by side; printed in the order given."""
     with ctrl_c_stops(engine):
         answers = engine.ask_each([(prompt, [image]) for image in images], settings)
@@ -142,7 +156,9 @@ def run_each(engine, prompt: str, images, settings: GenerationSettings, *, as_js
     return exit_codes.OK
 
 
-def answer_record(answer, prompt: str, engine, images) -> dict:
+def answer_record(
+    answer: Answer, prompt: str, engine: VLMEngine, images: Sequence[LoadedImage]
+) -> dict:
     return {
         "answer": answer.text,
         "prompt": prompt,

@@ -11,6 +11,7 @@ import argparse
 import sys
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
 from desktop.cli.common import (
@@ -23,12 +24,16 @@ from desktop.cli.common import (
     load_engine,
     load_images,
 )
-from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.chat import Conversation, GenerationSettings, ImageLike
+
+if TYPE_CHECKING:
+    from desktop.core.engine import VLMEngine
+    from desktop.core.images import LoadedImage
 
 HELP = "Commands: /image PATH (attach), /clear (new conversation), /quit. Ctrl+D quits."
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "chat",
         help="interactive multi-turn chat in the terminal",
@@ -45,12 +50,14 @@ class ReadAhead:
     prompt waits for the user; `finish` (before anything else uses the engine) cancels what is
     left of it and waits for the step under way (the vision call cannot be cut)."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, engine: VLMEngine) -> None:
         self._engine = engine
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
 
-    def start(self, conversation: Conversation, images: Sequence, settings) -> None:
+    def start(
+        self, conversation: Conversation, images: Sequence[ImageLike], settings: GenerationSettings
+    ) -> None:
         self.finish()
         if not images:
             return
@@ -94,7 +101,14 @@ def run(args: argparse.Namespace) -> int:
         ahead.finish()
 
 
-def _loop(engine, conversation, pending, settings, ahead: ReadAhead, interactive: bool) -> int:
+def _loop(
+    engine: VLMEngine,
+    conversation: Conversation,
+    pending: list[LoadedImage],
+    settings: GenerationSettings,
+    ahead: ReadAhead,
+    interactive: bool,
+) -> int:
     while True:
         try:
             line = _read("you> " if interactive else "")
@@ -104,36 +118,57 @@ def _loop(engine, conversation, pending, settings, ahead: ReadAhead, interactive
         if line is None or line.strip() == "/quit":
             return exit_codes.OK
         line = line.strip()
-        if not line:
-            continue
-        ahead.finish()  # whatever comes next uses the engine
-        if line == "/clear":
-            conversation.clear()
-            engine.reset()
-            pending = []
-            print("(new conversation)", file=sys.stderr)
-            continue
-        if line.startswith("/image"):
-            try:
-                pending += load_images(line.split(maxsplit=1)[1:])
-            except CliError as exc:
-                fail(exc)
-            print(f"({len(pending)} image(s) attached)", file=sys.stderr)
-            ahead.start(conversation, pending, settings)
-            continue
-        sys.stdout.write("desklens> ")
-        with ctrl_c_stops(engine):
-            answer = engine.ask(conversation, line, pending, settings, on_text=_write)
-        pending = []
-        if answer.error:
-            print(f"\n(error: {answer.error})", file=sys.stderr)
-            continue
-        suffix = " [stopped]" if answer.finish_reason == "stopped" else ""
-        sys.stdout.write(suffix + "\n")
-        sys.stdout.flush()
-        for note in conversation.notes:
-            print(f"({note})", file=sys.stderr)
-        conversation.notes.clear()
+        if line:
+            ahead.finish()  # whatever comes next uses the engine
+            pending = _run_line(line, engine, conversation, pending, settings, ahead)
+
+
+def _run_line(
+    line: str,
+    engine: VLMEngine,
+    conversation: Conversation,
+    pending: list[LoadedImage],
+    settings: GenerationSettings,
+    ahead: ReadAhead,
+) -> list[LoadedImage]:
+    """Runs a command or answers a question; returns the images attached to the next one."""
+    if line == "/clear":
+        conversation.clear()
+        engine.reset()
+        print("(new conversation)", file=sys.stderr)
+        return []
+    if line.startswith("/image"):
+        try:
+            pending += load_images(line.split(maxsplit=1)[1:])
+        except CliError as exc:
+            fail(exc)
+        print(f"({len(pending)} image(s) attached)", file=sys.stderr)
+        ahead.start(conversation, pending, settings)
+        return pending
+    _answer(engine, conversation, line, pending, settings)
+    return []
+
+
+def _answer(
+    engine: VLMEngine,
+    conversation: Conversation,
+    question: str,
+    images: list[LoadedImage],
+    settings: GenerationSettings,
+) -> None:
+    """Streams the answer to stdout, then the conversation's notes (dropped turns) to stderr."""
+    sys.stdout.write("desklens> ")
+    with ctrl_c_stops(engine):
+        answer = engine.ask(conversation, question, images, settings, on_text=_write)
+    if answer.error:
+        print(f"\n(error: {answer.error})", file=sys.stderr)
+        return
+    suffix = " [stopped]" if answer.finish_reason == "stopped" else ""
+    sys.stdout.write(suffix + "\n")
+    sys.stdout.flush()
+    for note in conversation.notes:
+        print(f"({note})", file=sys.stderr)
+    conversation.notes.clear()
 
 
 def _write(chunk: str) -> None:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:  # no imaging stack for plain data
+    from PIL import Image
+
+# How an answer ended: the end-of-turn token, the token budget, a stop request, or an error.
+FinishReason = Literal["eos", "length", "stopped", "error"]
 
 
 class ImageLike(Protocol):
     """What the engine needs of an image: pixels and a content key (images.LoadedImage)."""
 
     @property
-    def image(self) -> Any: ...
+    def image(self) -> Image.Image: ...  # RGB, original resolution
 
     @property
     def digest(self) -> str: ...
@@ -64,7 +70,7 @@ class AnswerStats:
 @dataclass
 class Answer:
     text: str
-    finish_reason: str  # "eos" | "length" | "stopped" | "error"
+    finish_reason: FinishReason
     stats: AnswerStats = field(default_factory=AnswerStats)
     error: str | None = None
 

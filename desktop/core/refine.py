@@ -9,6 +9,7 @@ from desktop.core.chat import Answer, Conversation, ImageLike
 from desktop.core.presets import get_preset
 
 if TYPE_CHECKING:
+    from desktop.core.engine import VLMEngine
     from desktop.core.ocr.models import OcrResult
 
 # Presets whose answer copies the image's text: the fast OCR of it is worth computing as drafts.
@@ -16,7 +17,7 @@ COPYING_PRESETS = frozenset({"text", "markdown", "json"})
 
 
 def refine_to_markdown(
-    engine,
+    engine: VLMEngine,
     image: ImageLike,
     *,
     max_new_tokens: int | None = None,

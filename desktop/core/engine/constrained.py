@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import llguidance
 
 
 class JsonConstraint:
     """One tokenizer per model (expensive to build); one matcher per answer."""
 
-    def __init__(self, folder: Path, eos_token: int, vocab_size: int):
+    def __init__(self, folder: Path, eos_token: int, vocab_size: int) -> None:
         import llguidance
 
         tokenizer_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
@@ -36,7 +40,7 @@ class JsonConstraint:
 
 
 class JsonMatcher:
-    def __init__(self, matcher, vocab_size: int, eos_token: int):
+    def __init__(self, matcher: llguidance.LLMatcher, vocab_size: int, eos_token: int) -> None:
         self._matcher = matcher
         self._vocab = vocab_size
         self._eos = eos_token

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from desktop.core.chat import GenerationSettings
+from desktop.core.chat import FinishReason, GenerationSettings
 from desktop.core.engine.constrained import JsonMatcher
 from desktop.core.engine.language import LanguageModel
 from desktop.core.engine.sampling import Sampler
@@ -38,7 +38,7 @@ class AnswerRow:
     matcher: JsonMatcher | None = None
     on_text: Callable[[str], None] | None = None
     ids: list[int] = field(default_factory=list)
-    finish: str | None = None  # "eos" | "length" | "stopped" once done
+    finish: FinishReason | None = None  # "eos" | "length" | "stopped" once done
 
     def __post_init__(self) -> None:
         self._sampler = Sampler(self.settings)
@@ -167,28 +167,49 @@ def decode_rows(
     positions = positions.copy()
     while True:
         if stop.is_set():
-            for row in rows:
-                row.finish = row.finish or "stopped"
+            _stop_rows(rows)
             break
-        tokens = []
-        for index, row in enumerate(rows):
-            token = filler
-            if row.finish is None:
-                token = row.choose(logits[index])
-                row.take(token)
-            tokens.append(token)
+        tokens = _choose_tokens(rows, logits, filler)
         if first_token_at is None:
             first_token_at = time.perf_counter()
         if all(row.finish for row in rows):
             break
-        count = len(rows)
-        attention = np.concatenate([attention, np.ones((count, 1), np.int64)], axis=1)
-        logits = language.feed_rows(
-            embed(np.asarray(tokens, np.int64)[:, None]),
-            np.broadcast_to(positions[None, :, None], (3, count, 1)),
-            attention,
-        )[:, -1]
+        attention = np.concatenate([attention, np.ones((len(rows), 1), np.int64)], axis=1)
+        logits = _feed_tokens(language, embed, tokens, positions, attention)
         positions += 1
     for row in rows:
         row.close()
     return first_token_at
+
+
+def _stop_rows(rows: Sequence[AnswerRow]) -> None:
+    for row in rows:
+        row.finish = row.finish or "stopped"
+
+
+def _choose_tokens(rows: Sequence[AnswerRow], logits: np.ndarray, filler: int) -> list[int]:
+    """Each running row's next token, taken into the row; `filler` for rows that have ended."""
+    tokens = []
+    for index, row in enumerate(rows):
+        token = filler
+        if row.finish is None:
+            token = row.choose(logits[index])
+            row.take(token)
+        tokens.append(token)
+    return tokens
+
+
+def _feed_tokens(
+    language: LanguageModel,
+    embed: Callable[[np.ndarray], np.ndarray],
+    tokens: Sequence[int],
+    positions: np.ndarray,
+    attention: np.ndarray,
+) -> np.ndarray:
+    """Feeds one token per row at `positions`; the next logits [rows, vocab]."""
+    count = len(tokens)
+    return language.feed_rows(
+        embed(np.asarray(tokens, np.int64)[:, None]),
+        np.broadcast_to(positions[None, :, None], (3, count, 1)),
+        attention,
+    )[:, -1]

@@ -49,7 +49,7 @@ class VisionEncoder:
         merger_model: ov.CompiledModel,
         spec: VisionSpec,
         cache_size: int = 32,
-    ):
+    ) -> None:
         self._patch = patch_model.create_infer_request()
         self._pos = pos_model.create_infer_request()
         self._merger = merger_model.create_infer_request()
@@ -70,7 +70,7 @@ class VisionEncoder:
             self._cache.move_to_end(key)
         return block
 
-    def encode(self, image, digest: str) -> ImageEmbedding:
+    def encode(self, image: Image.Image, digest: str) -> ImageEmbedding:
         """Embeds one image (merger output + deepstack features), from the cache when seen."""
         block = self.cached(digest)
         if block is not None:
@@ -91,7 +91,7 @@ class VisionEncoder:
         side = self.spec.factor * 8
         self._run(Image.new("RGB", (side, side), "white"))
 
-    def _run(self, image) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
+    def _run(self, image: Image.Image) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
         prepared = prepare_image(image, self.spec)
         grid = prepared.grid
         self._patch.infer({0: prepared.pixel_patches})

@@ -55,7 +55,7 @@ def _compile(
 class VLMEngine:
     """Load once, then `ask()` from one worker thread; `stop()` from any thread."""
 
-    def __init__(self, folder: Path, config: EngineConfig, manifest: Manifest):
+    def __init__(self, folder: Path, config: EngineConfig, manifest: Manifest) -> None:
         self.config = config
         self._stop = threading.Event()
         core = ov.Core()
@@ -75,14 +75,9 @@ class VLMEngine:
         embed_model = _compile(
             core, folder / "openvino_text_embeddings_model.xml", device, lm_props
         )
+        language_xml = folder / "openvino_language_model.xml"
         self.language = LanguageModel(
-            _compile(
-                core,
-                folder / "openvino_language_model.xml",
-                device,
-                lm_props,
-                transform=keep_last_logits,
-            ),
+            _compile(core, language_xml, device, lm_props, transform=keep_last_logits),
             deepstack_layers=len(vision_cfg.get("deepstack_visual_indexes", [])),
             hidden=self._hidden,
         )
@@ -90,16 +85,11 @@ class VLMEngine:
         # of the mapped file, so the two copies of the big weights never sit in memory together.
         if config.warm_up:
             self._settle(self.language.warm_up, folder, ["openvino_language_model.bin"])
+        merger_xml = folder / "openvino_vision_embeddings_merger_model.xml"
         self.encoder = VisionEncoder(
             _compile(core, folder / "openvino_vision_embeddings_model.xml", device, vis_props),
             _compile(core, folder / "openvino_vision_embeddings_pos_model.xml", device, vis_props),
-            _compile(
-                core,
-                folder / "openvino_vision_embeddings_merger_model.xml",
-                device,
-                vis_props,
-                transform=drop_dense_attention_mask,
-            ),
+            _compile(core, merger_xml, device, vis_props, transform=drop_dense_attention_mask),
             read_vision_spec(folder, vision_cfg, config),
             cache_size=config.image_cache_size,
         )
@@ -264,7 +254,9 @@ class VLMEngine:
         del self._kv_keys[kept:]
         return reuse
 
-    def _prefill(self, seq: TokenSequence, start: int, cancel: threading.Event | None = None):
+    def _prefill(
+        self, seq: TokenSequence, start: int, cancel: threading.Event | None = None
+    ) -> np.ndarray | None:
         """Feeds seq[start:], in chunks when it can be cancelled; the last chunk's logits, or
         None when `cancel` was set before the end (the fed chunks stay in the state, recorded
         in _kv_keys)."""
@@ -304,7 +296,15 @@ class VLMEngine:
         return drafter
 
     def _ask(
-        self, conversation, question, images, settings, on_text, hints, stats, started
+        self,
+        conversation: Conversation,
+        question: str,
+        images: list[ImageLike],
+        settings: GenerationSettings,
+        on_text: Callable[[str], None] | None,
+        hints: Sequence[str],
+        stats: AnswerStats,
+        started: float,
     ) -> Answer:
         blocks = self.prompts.embed_images(images, stats)
         stats.visual_tokens = sum(b.tokens for b in blocks)
@@ -352,7 +352,13 @@ class VLMEngine:
         )
         return Answer(row.text, row.finish or "length", stats)
 
-    def _ask_each(self, requests, settings, stats, started) -> list[Answer]:
+    def _ask_each(
+        self,
+        requests: list[tuple[str, Sequence[ImageLike]]],
+        settings: GenerationSettings,
+        stats: list[AnswerStats],
+        started: float,
+    ) -> list[Answer]:
         prompts, sequences = [], []
         for (question, images), item in zip(requests, stats, strict=True):
             blocks = self.prompts.embed_images(images, item)

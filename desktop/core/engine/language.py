@@ -50,7 +50,7 @@ class LanguageModel:
     an answer, so that the state lines up with the next prompt again.
     """
 
-    def __init__(self, compiled: ov.CompiledModel, deepstack_layers: int, hidden: int):
+    def __init__(self, compiled: ov.CompiledModel, deepstack_layers: int, hidden: int) -> None:
         self._request = compiled.create_infer_request()
         self._deepstack_layers = deepstack_layers
         self._hidden = hidden

@@ -30,7 +30,7 @@ class PromptBuilder:
         encoder: VisionEncoder,
         embed_model: ov.CompiledModel,
         max_context_tokens: int,
-    ):
+    ) -> None:
         self.codec = codec
         self.encoder = encoder
         self._embed_request = embed_model.create_infer_request()
@@ -102,7 +102,9 @@ class PromptBuilder:
             )
         return FittedPrompt(seq, dropped)
 
-    def embed_chunk(self, seq: TokenSequence, start: int, stop: int):
+    def embed_chunk(
+        self, seq: TokenSequence, start: int, stop: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Inputs of positions start..stop-1: embeddings (visual rows filled in), the visual
         mask and the deepstack rows."""
         embeds = np.array(self.embed_ids(np.asarray([seq.ids[start:stop]]))[0], copy=True)

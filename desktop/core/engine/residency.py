@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 _MADV_DONTNEED = 4
 
 
-def _libc_madvise():
+def _libc_madvise() -> Callable[[int, int, int], int]:
     libc = ctypes.CDLL(None, use_errno=True)
     madvise = libc.madvise
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]

@@ -10,11 +10,13 @@ from desktop.core.chat import GenerationSettings
 
 
 class Sampler:
-    def __init__(self, settings: GenerationSettings):
+    def __init__(self, settings: GenerationSettings) -> None:
         self.settings = settings
         self._rng = np.random.default_rng(settings.seed)
 
-    def choose(self, logits: np.ndarray, seen: Sequence[int], allowed: np.ndarray | None = None):
+    def choose(
+        self, logits: np.ndarray, seen: Sequence[int], allowed: np.ndarray | None = None
+    ) -> int:
         """A token id from logits [vocab]; `allowed` is a boolean mask (constrained output)."""
         logits = np.asarray(logits, dtype=np.float32)
         penalty = self.settings.repetition_penalty

@@ -106,7 +106,9 @@ class TokenSequence:
     def position_array(self, start: int, stop: int) -> np.ndarray:
         return np.asarray(self.positions[start:stop], dtype=np.int64).T.reshape(3, stop - start)
 
-    def visual_rows(self, start: int, stop: int):
+    def visual_rows(
+        self, start: int, stop: int
+    ) -> tuple[np.ndarray, list[tuple[int, np.ndarray]], list[np.ndarray]]:
         """Visual mask [T] and the (embeds, deepstack) rows for positions start..stop-1."""
         mask = np.zeros(stop - start, dtype=bool)
         embeds, deepstack = [], []

@@ -50,7 +50,7 @@ def read_special_ids(folder: Path) -> SpecialIds:
     )
 
 
-def _generation_eos(folder: Path):
+def _generation_eos(folder: Path) -> object:  # an id, a list of ids or None
     path = folder / "generation_config.json"
     return read_json(path).get("eos_token_id") if path.is_file() else None
 
@@ -58,7 +58,7 @@ def _generation_eos(folder: Path):
 class TextCodec:
     """Plain text <-> token ids. Chat markers are inserted as ids, never parsed from text."""
 
-    def __init__(self, core: ov.Core, folder: Path):
+    def __init__(self, core: ov.Core, folder: Path) -> None:
         self._tokenize = core.compile_model(folder / "openvino_tokenizer.xml", "CPU")
         self._detokenize = core.compile_model(folder / "openvino_detokenizer.xml", "CPU")
         self.special = read_special_ids(folder)
@@ -95,7 +95,7 @@ class StreamDecoder:
     Only a short window of ids is decoded per token (prefix/read offsets), so cost stays flat.
     """
 
-    def __init__(self, codec: TextCodec):
+    def __init__(self, codec: TextCodec) -> None:
         self._codec = codec
         self._ids: list[int] = []
         self._prefix = 0  # window start: ids before it are settled

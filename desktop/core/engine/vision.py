@@ -44,7 +44,9 @@ class PreparedImage:
         return t * h * w // 4
 
 
-def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int):
+def smart_resize(
+    height: int, width: int, factor: int, min_pixels: int, max_pixels: int
+) -> tuple[int, int]:
     """(height, width) multiples of `factor` within the pixel budget, aspect ratio kept."""
     if max(height, width) / min(height, width) > 200:
         raise ValueError(
@@ -107,7 +109,9 @@ def _linspace_f32(end: float, steps: int) -> np.ndarray:
     return out
 
 
-def position_interpolation(grid: tuple[int, int, int], spec: VisionSpec):
+def position_interpolation(
+    grid: tuple[int, int, int], spec: VisionSpec
+) -> tuple[np.ndarray, np.ndarray]:
     """Bilinear indices [4, N] and weights [4, N] into the learned position grid."""
     _, h, w = grid
     side = spec.num_grid_per_side

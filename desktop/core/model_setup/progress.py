@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 SPEED_WINDOW_S = 8.0  # long enough to smooth bursts, short enough to follow a changed link
@@ -25,7 +26,7 @@ class Progress:
 class ProgressMeter:
     """Turns successive byte counts into Progress; the clock is injectable for tests."""
 
-    def __init__(self, total: int, clock=time.monotonic) -> None:
+    def __init__(self, total: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.total = total
         self._clock = clock
         self._samples: deque[tuple[float, int]] = deque()
