@@ -44,11 +44,20 @@ def _covered(box: Box, by: Box) -> float:
     return max(width, 0) * max(height, 0) / area
 
 
+def _reads_decoration(text: str, truth: set[str]) -> bool:
+    """A line that is a lone glyph, or a line of the truth with characters stuck to it ("ODaily",
+    "● Access"); a misread word ("moming") is the recognizer's error, not a decoration."""
+    text = normalise(text)
+    if text in truth:
+        return False
+    return len(text) <= 2 or any(line and line in text for line in truth)
+
+
 def decorations_read(result: OcrResult, sample: Sample) -> int:
-    """Drawn decorations that an output line covers and whose text is not a line of the truth
-    (a detector box may reach over a status dot while the text stays exact)."""
+    """Drawn decorations under an output line that reads one (a detector box may reach over a
+    checkbox while the text stays exact)."""
     truth = {normalise(line) for line in sample.reference.splitlines()}
-    suspects = [line for line in result.lines if normalise(line.text) not in truth]
+    suspects = [line for line in result.lines if _reads_decoration(line.text, truth)]
     return sum(
         1
         for decoration in sample.decorations

@@ -19,9 +19,10 @@ OUTLINES = {"0": 1.1, "O": 0.9, "o": 0.9}
 ALWAYS_OUTLINES = frozenset("〇口回")
 # A chart line or a divider read as a dash: far wider than tall.
 STROKES = frozenset("一-—–_~")
-# A radio button joined to its label reads as "O Daily": a lone O before a capitalised word.
+# A radio button or checkbox boxed with its label reads as "O Daily" or "ODaily": an O before
+# a capitalised word. (The price: a word such as "OAuth" at the start of a fragment loses its O.)
 _EDGE_GLYPHS = re.compile(
-    rf"^([{GLYPHS}]+\s*|[Oo○◯] (?=[A-ZÀ-Ý]))?(.*?)(\s*[{GLYPHS}]+)?$", re.DOTALL
+    rf"^([{GLYPHS}]+\s*|[Oo○◯] ?(?=[A-ZÀ-Ý][a-zà-ÿ]))?(.*?)(\s*[{GLYPHS}]+)?$", re.DOTALL
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from desktop.core.ocr.layout_items import (
@@ -152,14 +153,33 @@ def table_from_rows(rows: list[Row], text_height: float) -> OcrTable:
     cell_boxes: list[tuple[Box | None, ...]] = []
     for number, row in enumerate(rows):
         parts: list[list[Item]] = [[] for _ in range(len(gaps) + 1)]
-        for item in row.items:
-            parts[_column_of(item, gaps, by_middle=header_by_middle and number == 0)].append(item)
+        by_middle = header_by_middle and number == 0
+        for item in _words_across(row.items, gaps) if by_middle else row.items:
+            parts[_column_of(item, gaps, by_middle=by_middle)].append(item)
         cells.append(tuple(" ".join(item.text for item in part) for part in parts))
         cell_boxes.append(tuple(_fragments_box(part) for part in parts))
     boxes = [item.fragment.box for item in items_of(rows) if item.fragment]
     return OcrTable(
         rows=tuple(cells), box=union_box(boxes), ruled=False, cell_boxes=tuple(cell_boxes)
     )
+
+
+def _words_across(items: list[Item], gaps: list[tuple[float, float]]) -> list[Item]:
+    """Header fragments that reach across a column gap ("Qty Unit price" boxed as one), cut
+    into words placed by their share of the characters."""
+    words: list[Item] = []
+    for item in items:
+        fragment = item.fragment
+        if fragment is None or not any(item.left < a and item.right > b for a, b in gaps):
+            words.append(item)
+            continue
+        per_char = item.width / max(len(fragment.text), 1)
+        for match in re.finditer(r"\S+", fragment.text):
+            left, right = item.left + match.start() * per_char, item.left + match.end() * per_char
+            box = (round(left), round(item.top), round(right), round(item.bottom))
+            piece = TextFragment.from_box(match.group(), box, fragment.confidence)
+            words.append(Item(left, item.top, right, item.bottom, fragment=piece))
+    return words
 
 
 def _column_of(item: Item, gaps: list[tuple[float, float]], *, by_middle: bool) -> int:
