@@ -43,6 +43,8 @@ def add_api_options(parser: argparse.ArgumentParser) -> None:
 def api_usage_error(args: argparse.Namespace) -> CliError | None:
     if not args.api and (args.port is not None or args.allow_origin):
         return CliError("--port and --allow-origin go with --api", exit_codes.USAGE)
+    if args.api and args.idle_exit is not None:  # it counts the OCR socket's requests only
+        return CliError("--idle-exit does not go with --api", exit_codes.USAGE)
     if args.port is not None and not 1 <= args.port <= 65535:
         return CliError("--port must be from 1 to 65535", exit_codes.USAGE)
     return None

@@ -47,6 +47,16 @@ def test_a_job_cancelled_while_waiting_is_skipped_and_told() -> None:
     assert log == ["a"]
 
 
+def test_jobs_given_up_while_waiting_free_their_place() -> None:
+    log: list = []
+    queue = JobQueue(1)
+    gone = recording(log, "gone")
+    queue.put(gone)
+    gone.cancel.set()  # its client timed out or left
+    queue.put(recording(log, "next"))  # not refused: the given-up job holds no place
+    assert log == ["gone"] and queue.waiting == 1
+
+
 def test_close_cancels_what_waits_wakes_the_owner_and_refuses_more() -> None:
     log: list = []
     queue = JobQueue(4)

@@ -175,3 +175,57 @@ def _wait_until_queued(api, count: int) -> None:
     with queue._ready:
         queue._ready.wait_for(lambda: len(queue._jobs) >= count, timeout=60)
     assert queue.waiting >= count
+
+
+def test_a_request_past_its_time_limit_is_a_504_and_frees_its_place(engine, tmp_path):
+    api = start_api(engine, tmp_path, run_jobs=False, request_timeout_s=0.5, max_waiting=1)
+    try:
+        body = {"model": "desklens", "messages": [user_message("hi")]}
+        status, _, reply = http_call(api, "POST", "/chat/completions", body)
+        assert status == 504 and reply["error"]["type"] == "timeout_error"
+        status, _, reply = http_call(api, "POST", "/chat/completions", body)
+        assert status == 504  # not 429: the first one's place was given back
+    finally:
+        api.stop()
+
+
+def test_a_client_leaving_mid_stream_stops_its_answer(engine, tmp_path, sample_image):
+    import threading
+
+    api = start_api(engine, tmp_path)
+    runner = api.server.routes.runner
+    finished = threading.Event()
+    results, saw_leave = [], []
+    original = runner.run
+
+    def gated_run(engine, call, emit, cancel):
+        def emit_then_hold(text):  # the engine waits after its first words until the
+            emit(text)  # server has seen the client leave (or 60 s)
+            saw_leave.append(cancel.wait(60))
+
+        try:
+            results.append(original(engine, call, emit_then_hold, cancel))
+        finally:
+            finished.set()
+        return results[-1]
+
+    try:
+        messages = [user_message("Go on.", sample_image)]
+        full = api.client().chat.completions.create(
+            model="desklens", messages=messages, max_tokens=2000
+        )
+        assert full.usage.completion_tokens > 8
+        runner.run = gated_run
+        stream = api.client().chat.completions.create(
+            model="desklens", messages=messages, max_tokens=2000, stream=True
+        )
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                break  # the first words came: leave
+        stream.close()
+        assert finished.wait(120)
+        assert saw_leave[-1] is True  # the job's cancel was set by the disconnect
+        assert results[0].usage.completion_tokens <= 3 < full.usage.completion_tokens
+        assert http_call(api, "GET", "/models")[0] == 200
+    finally:
+        api.stop()

@@ -24,7 +24,11 @@ def free_port() -> int:
 
 def test_usage_errors_come_before_any_loading(tmp_path) -> None:
     env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path)}
-    for args, words in ((["--port", "9000"], "go with --api"), (["--api", "--port", "0"], "1 to")):
+    for args, words in (
+        (["--port", "9000"], "go with --api"),
+        (["--api", "--port", "0"], "1 to"),
+        (["--api", "--idle-exit", "5"], "--idle-exit"),
+    ):
         result = subprocess.run(
             [sys.executable, "-m", "desktop", "serve", *args],
             capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,

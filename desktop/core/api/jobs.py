@@ -63,10 +63,17 @@ class JobQueue:
         with self._ready:
             if self._closed:
                 raise QueueClosed
-            if len(self._jobs) >= self.max_waiting:
-                raise QueueFull
-            self._jobs.append(job)
-            self._ready.notify()
+            # Jobs whose clients gave up (timeout, disconnect) hold no place in the queue.
+            gone = [j for j in self._jobs if j.cancel.is_set()]
+            if gone:
+                self._jobs = collections.deque(j for j in self._jobs if not j.cancel.is_set())
+            full = len(self._jobs) >= self.max_waiting
+            if not full:
+                self._jobs.append(job)
+                self._ready.notify()
+        _skipped(gone)
+        if full:
+            raise QueueFull
         if self.on_put is not None:
             self.on_put()
 
@@ -82,8 +89,7 @@ class JobQueue:
                 job = self._jobs.popleft()
             if not job.cancel.is_set():
                 return job
-            if job.on_skip is not None:
-                job.on_skip()
+            _skipped([job])
 
     def close(self) -> list[EngineJob]:
         """No more puts or takes; the waiting jobs are cancelled and returned (their owners
@@ -95,9 +101,14 @@ class JobQueue:
             self._ready.notify_all()
         for job in jobs:
             job.cancel.set()
-            if job.on_skip is not None:
-                job.on_skip()
+        _skipped(jobs)
         return jobs
+
+
+def _skipped(jobs: list[EngineJob]) -> None:
+    for job in jobs:
+        if job.on_skip is not None:
+            job.on_skip()
 
 
 def run_next(queue: JobQueue, engine: VLMEngine | None, timeout: float | None = 0) -> bool:
