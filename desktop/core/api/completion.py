@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop.core.api.errors import ApiError
-from desktop.core.api.messages import ChatCall
+from desktop.core.api.messages import ChatCall, HistoryTurn
 from desktop.core.chat import Answer, Conversation, Turn
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class ChatRunner:
         finish = "length" if answer.finish_reason == "length" else "stop"
         return Completion(text, finish, _usage(engine, answer))
 
-    def _turn(self, engine: VLMEngine, turn) -> Turn:  # noqa: ANN001  (a messages.HistoryTurn)
+    def _turn(self, engine: VLMEngine, turn: HistoryTurn) -> Turn:
         ids = self._answer_ids.get(turn.answer)
         if ids is None:
             ids = engine.codec.encode(turn.answer)

@@ -91,7 +91,9 @@ def generation_settings(body: dict) -> GenerationSettings:
     settings = GenerationSettings()
     limit = body.get("max_completion_tokens", body.get("max_tokens"))
     if limit is not None:
-        settings.max_new_tokens = _number(limit, "max_tokens", 1, MAX_ANSWER_TOKENS, integer=True)
+        settings.max_new_tokens = int(
+            _number(limit, "max_tokens", 1, MAX_ANSWER_TOKENS, integer=True)
+        )
     if body.get("temperature") is not None:
         settings.temperature = _number(body["temperature"], "temperature", 0.0, 2.0)
     if body.get("top_p") is not None:
@@ -99,7 +101,7 @@ def generation_settings(body: dict) -> GenerationSettings:
         if settings.top_p == 0:
             raise invalid("'top_p' must be above 0.", "top_p")
     if body.get("seed") is not None:
-        settings.seed = _number(body["seed"], "seed", -(2**63), 2**63 - 1, integer=True)
+        settings.seed = int(_number(body["seed"], "seed", -(2**63), 2**63 - 1, integer=True))
     settings.json_schema = json_schema(body.get("response_format"))
     return settings
 
@@ -257,7 +259,7 @@ def _flag(body: dict, name: str) -> bool:
     return value
 
 
-def _number(value: object, name: str, low: float, high: float, *, integer: bool = False):  # noqa: ANN202
+def _number(value: object, name: str, low: float, high: float, *, integer: bool = False) -> float:
     wanted = (int,) if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, wanted) or not low <= value <= high:
         kind = "an integer" if integer else "a number"

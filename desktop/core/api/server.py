@@ -132,7 +132,7 @@ class ApiServer:
         try:
             assert self._server is not None
             self._server.run(sockets=self._sockets)
-        except BaseException:  # noqa: BLE001  (the thread must report, not die silently)
+        except Exception:  # the thread must report, not die silently
             logger.exception("the local API server failed")
         finally:
             self._started.set()  # start() waits no longer
