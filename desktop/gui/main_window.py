@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData, Qt, QThreadPool, Slot
+from PySide6.QtCore import Qt, QThreadPool, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QMainWindow,
@@ -26,14 +26,14 @@ from desktop.core.history import HistoryError, HistoryStore
 from desktop.core.model_registry import choose_model
 from desktop.core.paths import models_dir
 from desktop.gui.asking import AskFlow, ChatParts
+from desktop.gui.attaching import AttachFlow
 from desktop.gui.chat_page import ChatPage
-from desktop.gui.drop import DropHandler, choose_files
+from desktop.gui.drop import DropHandler
 from desktop.gui.extraction import ExtractionFlow
 from desktop.gui.history_view import message_widgets
 from desktop.gui.icons import app_icon, line_icon
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.image_viewer import ImageViewer
-from desktop.gui.intake import Intake, IntakeRequest, IntakeResult, request_from_mime
 from desktop.gui.local_api import window_local_api
 from desktop.gui.messages import ChatActions
 from desktop.gui.ocr_worker import OcrController
@@ -82,7 +82,6 @@ class MainWindow(QMainWindow):
         self.ocr = OcrController(store, self)
         self.local_api = window_local_api(self.engine, self.ocr, data_dir, self)
         self.local_api.apply(settings)  # off by default
-        self.intake = Intake(self)
         self.actions_hub = ChatActions(self)
         self._build()
         parts = ChatParts(
@@ -145,11 +144,8 @@ class MainWindow(QMainWindow):
         engine.loaded.connect(self._on_model_loaded)
         engine.error.connect(self._on_model_error)
         engine.devices.connect(self._on_devices)
-        self.intake.loaded.connect(self._on_intake)
-        self.drop.dropped.connect(self.intake.submit)
-        self.ocr.worker.open_requested.connect(self.open_files)
-        self.composer.attach_requested.connect(self.attach_files)
-        self.composer.mime_pasted.connect(self.paste_mime)
+        self.attaching = AttachFlow(self.composer, self.notice, self.drop, self)
+        self.ocr.worker.open_requested.connect(self.attaching.open_files)
         self.composer.view_requested.connect(self.view_image)
         self.actions_hub.view_image.connect(self.view_image)
         self.sidebar.conversation_selected.connect(self.open_conversation)
@@ -170,10 +166,10 @@ class MainWindow(QMainWindow):
             ("Ctrl+N", lambda: self.sidebar.select(None), "New chat"),
             ("Ctrl+L", self.composer.focus_editor, "Focus the question box"),
             ("Ctrl+Shift+C", self.asking.copy_last_answer, "Copy the last answer"),
-            ("Ctrl+O", self.attach_files, "Attach files"),
+            ("Ctrl+O", self.attaching.attach_files, "Attach files"),
             ("Ctrl+E", self.extraction.extract_all, "Extract text from all"),
             ("Ctrl+,", self.open_settings, "Settings"),
-            (QKeySequence.StandardKey.Paste, self.paste_clipboard, "Paste an image"),
+            (QKeySequence.StandardKey.Paste, self.attaching.paste_clipboard, "Paste an image"),
         ):
             shortcut = QShortcut(QKeySequence(keys), self, slot)
             shortcut.setWhatsThis(name)
@@ -265,40 +261,11 @@ class MainWindow(QMainWindow):
             on_dismiss=self.sidebar.purge_pending,
         )
 
-    # --- images and text extraction --------------------------------------------------------
-
-    @Slot()
-    def attach_files(self) -> None:
-        self.intake.submit(choose_files(self))
+    # --- images ---------------------------------------------------------------------------
 
     @Slot(list)
     def open_files(self, paths: list) -> None:
-        """Files from the command line or "Open with": attached as if dropped, and the
-        window comes to the front (when another `desklens FILE` handed them over)."""
-        self.intake.submit(IntakeRequest(paths=[Path(path) for path in paths]))
-        if self.isMinimized():
-            self.showNormal()
-        self.raise_()
-        self.activateWindow()
-
-    @Slot(QMimeData)
-    def paste_mime(self, mime: QMimeData) -> None:
-        self.intake.submit(request_from_mime(mime, pasted=True))
-
-    @Slot()
-    def paste_clipboard(self) -> None:
-        mime = QGuiApplication.clipboard().mimeData()
-        if mime is not None:
-            self.paste_mime(mime)
-
-    @Slot(object)
-    def _on_intake(self, result: IntakeResult) -> None:
-        if result.images:
-            self.composer.add_images(result.images)
-            self.composer.focus_editor()
-        messages = result.messages()
-        if messages:
-            self.notice.show_message(" ".join(messages), error=not result.images)
+        self.attaching.open_files(paths)
 
     @Slot(object)
     def view_image(self, ref: ImageRef) -> None:
