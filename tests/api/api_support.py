@@ -1,4 +1,6 @@
-"""Helpers of the API tests: images as data: URLs, messages, raw HTTP (stdlib only)."""
+"""Helpers of the API tests: a server on a free port, images as data: URLs, messages, raw
+HTTP (stdlib only). A module of its own: `conftest` names another folder's file when several
+test folders are collected together."""
 
 from __future__ import annotations
 
@@ -7,6 +9,58 @@ import http.client
 import io
 import json
 import socket
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from desktop.core.api.jobs import EngineThread, JobQueue
+from desktop.core.api.routes import ApiBackend
+from desktop.core.api.security import load_or_create_token
+from desktop.core.api.server import ApiServer, ApiSettings
+
+MAX_WAITING = 8
+
+
+@dataclass
+class RunningApi:
+    server: ApiServer
+    token: str
+    owner: EngineThread | None
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def client(self, **kwargs):
+        import openai
+
+        return openai.OpenAI(base_url=self.url, api_key=self.token, max_retries=0, **kwargs)
+
+    def stop(self) -> None:
+        self.server.stop()
+        if self.owner is not None:
+            self.owner.stop()
+
+
+@cache
+def ocr_engine_once():
+    from desktop.core.ocr import OcrEngine
+
+    return OcrEngine()
+
+
+def start_api(engine, data_dir: Path, run_jobs: bool = True, **settings) -> RunningApi:
+    """A server on a free port; with `run_jobs` False nothing takes the chat jobs (they wait)."""
+    queue = JobQueue(settings.pop("max_waiting", MAX_WAITING))
+    owner = EngineThread(engine, queue) if run_jobs else None
+    name = engine.info.name
+    backend = ApiBackend(queue, lambda: name, ocr_engine_once)
+    token = load_or_create_token(data_dir / "api.token")
+    server = ApiServer(backend, token, ApiSettings(port=0, **settings))
+    server.start()
+    if owner is not None:
+        owner.start()
+    return RunningApi(server, token, owner)
 
 
 def data_url(image, kind: str = "PNG") -> str:

@@ -3,42 +3,11 @@ client, the real OpenVINO runtime with the tiny converted model and the real fas
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import pytest
+from api_support import ocr_engine_once, start_api
 from tiny_models import EXACT
-
-from desktop.core.api.jobs import EngineThread, JobQueue
-from desktop.core.api.routes import ApiBackend
-from desktop.core.api.security import load_or_create_token
-from desktop.core.api.server import ApiServer, ApiSettings
-
-# The tests compare answers token for token (streamed vs not, KV reused vs fed anew): f32
-# arithmetic makes them exact, as in the engine tests.
-MAX_WAITING = 8
-
-
-@dataclass
-class RunningApi:
-    server: ApiServer
-    token: str
-    owner: EngineThread | None
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def client(self, **kwargs):
-        import openai
-
-        return openai.OpenAI(base_url=self.url, api_key=self.token, max_retries=0, **kwargs)
-
-    def stop(self) -> None:
-        self.server.stop()
-        if self.owner is not None:
-            self.owner.stop()
 
 
 @pytest.fixture(scope="session")
@@ -48,35 +17,16 @@ def api_data_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def engine(tiny_ir):
+    """f32: the tests compare answers token for token (streamed vs not, KV reused vs fed
+    anew), as the engine tests do."""
     from desktop.core.engine import EngineConfig, VLMEngine
 
     return VLMEngine.load(tiny_ir, EngineConfig(**EXACT))
 
 
-@cache
-def _ocr_engine():
-    from desktop.core.ocr import OcrEngine
-
-    return OcrEngine()
-
-
 @pytest.fixture(scope="session")
 def ocr_engine():
-    return _ocr_engine()
-
-
-def start_api(engine, data_dir: Path, run_jobs: bool = True, **settings) -> RunningApi:
-    """A server on a free port; with `run_jobs` False nothing takes the chat jobs (they wait)."""
-    queue = JobQueue(settings.pop("max_waiting", MAX_WAITING))
-    owner = EngineThread(engine, queue) if run_jobs else None
-    name = engine.info.name
-    backend = ApiBackend(queue, lambda: name, _ocr_engine)
-    token = load_or_create_token(data_dir / "api.token")
-    server = ApiServer(backend, token, ApiSettings(port=0, **settings))
-    server.start()
-    if owner is not None:
-        owner.start()
-    return RunningApi(server, token, owner)
+    return ocr_engine_once()
 
 
 @pytest.fixture(scope="module")

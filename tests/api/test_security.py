@@ -10,8 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import openai
 import pytest
-from api_support import http_call, raw_request, user_message
-from conftest import start_api
+from api_support import http_call, raw_request, start_api, user_message
 
 from desktop.core.api.security import load_or_create_token, replace_token
 
