@@ -3,46 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from cli_runner import ROOT, desklens
 
 from desktop.cli import main
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-@pytest.fixture
-def models_dir(tiny_ir, tmp_path, monkeypatch):
-    folder = tmp_path / "models"
-    folder.mkdir()
-    shutil.copytree(tiny_ir, folder / "tiny")
-    monkeypatch.setenv("DESKLENS_MODELS_DIR", str(folder))
-    monkeypatch.delenv("DESKLENS_MODEL", raising=False)
-    return folder
-
-
-@pytest.fixture
-def screenshot(sample_image, tmp_path):
-    path = tmp_path / "screenshot.png"
-    sample_image.save(path)
-    return path
-
-
-def desklens(*args, stdin: str | None = None, timeout: int = 120):
-    return subprocess.run(
-        [sys.executable, "-m", "desktop", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-    )
 
 
 def test_ask_streams_the_answer(models_dir, screenshot):

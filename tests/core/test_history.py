@@ -8,7 +8,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,12 +35,6 @@ def files_under(folder: Path) -> set[Path]:
 
 def image_files(store: HistoryStore) -> set[Path]:
     return set(store.images_folder.glob("*/*.png"))
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[HistoryStore]:
-    with HistoryStore(tmp_path / "history") as opened:
-        yield opened
 
 
 # --- conversations -------------------------------------------------------------------------
