@@ -12,13 +12,17 @@ import sys
 import threading
 import time
 from functools import partial
+from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
 from desktop.cli.api_serve import add_api_options, api_usage_error, start_api
 from desktop.cli.common import CliError, add_threads_option, fail, threads_error
 
+if TYPE_CHECKING:
+    from desktop.core.ocr.service import OcrReply, OcrRequest, OcrService
 
-def register(subparsers) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="keep the OCR engine warm for fast `desklens ocr FILE`",
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     return exit_codes.OK
 
 
-def _wait(service, stop: threading.Event, idle_minutes: float | None) -> str:
+def _wait(service: OcrService, stop: threading.Event, idle_minutes: float | None) -> str:
     """Blocks until a stop is asked for or the service has been idle long enough."""
     while not stop.wait(1.0):
         if not service.running:
@@ -92,7 +96,7 @@ def _wait(service, stop: threading.Event, idle_minutes: float | None) -> str:
     return "terminated"
 
 
-def _log(request, reply) -> None:
+def _log(request: OcrRequest, reply: OcrReply) -> None:
     outcome = "read" if reply.status == "ok" else f"failed ({reply.error})"
     _say(f"{outcome}: {request.path} in {reply.seconds:.2f} s")
 
