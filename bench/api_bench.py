@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from desktop.core.api.jobs import EngineThread, JobQueue  # noqa: E402
 from desktop.core.api.routes import ApiBackend  # noqa: E402
-from desktop.core.api.security import load_or_create_token  # noqa: E402
 from desktop.core.api.server import ApiServer, ApiSettings  # noqa: E402
+from desktop.core.api.tokens import load_or_create_token  # noqa: E402
 
 HEADING = "## Local API under load"
 PAGES = [

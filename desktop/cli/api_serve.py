@@ -64,8 +64,8 @@ def start_api(args: argparse.Namespace, ocr: OcrEngine, say: Callable[[str], Non
     """Loads the model and starts the server; CliError (exit 3 model, 1 port) otherwise."""
     from desktop.core.api.jobs import EngineThread, JobQueue
     from desktop.core.api.routes import ApiBackend
-    from desktop.core.api.security import load_or_create_token, token_path
     from desktop.core.api.server import DEFAULT_PORT, ApiServer, ApiSettings, ApiStartError
+    from desktop.core.api.tokens import load_or_create_token, token_path
 
     say("loading the model for the API…")
     engine = load_engine(args)

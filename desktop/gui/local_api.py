@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLa
 
 from desktop.core.api import TOKEN_FILE
 from desktop.core.api.jobs import JobQueue, run_next
+from desktop.core.api.tokens import new_token, read_token, write_token
 from desktop.gui.widgets import push_button
 
 if TYPE_CHECKING:  # the server's stack (Starlette, uvicorn) loads only when it starts
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # the server's stack (Starlette, uvicorn) loads only when it 
     from desktop.core.ocr import OcrEngine
     from desktop.gui.ocr_worker import OcrController
     from desktop.gui.settings import AppSettings
+    from desktop.gui.storage import StorageController
     from desktop.gui.worker import EngineController
 
 logger = logging.getLogger(__name__)
@@ -51,7 +53,7 @@ class _Pump(QObject):
             self.ran.emit(False)
             return
         # The worker's engine, read on the worker's own thread (None while none is loaded).
-        engine = getattr(self._controller.worker, "_engine", None)
+        engine = self._controller.worker.engine
         self.ran.emit(run_next(self._queue, engine))
 
 
@@ -66,12 +68,15 @@ class LocalApi(QObject):
         controller: EngineController,
         ocr: Callable[[], OcrEngine],
         token_file: Path,
+        write: Callable[[Callable[[], object]], object],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._controller = controller
         self._ocr = ocr
         self.token_file = token_file
+        self._write = write  # runs a file write off the GUI thread
+        self._token: str | None = None
         self._server: ApiServer | None = None
         self._pump: _Pump | None = None
         self._in_flight = False
@@ -88,10 +93,15 @@ class LocalApi(QObject):
         return self._server
 
     def token(self) -> str:
-        """The token clients send (created on first use, 0600 in the data folder)."""
-        from desktop.core.api.security import load_or_create_token
-
-        return load_or_create_token(self.token_file)
+        """The token clients send: read from the data folder, or made now and written there
+        (0600) on the storage thread, since the GUI thread writes no file."""
+        if self._token is None:
+            token = read_token(self.token_file)
+            if token is None:
+                token, path = new_token(), self.token_file
+                self._write(lambda: write_token(path, token))
+            self._token = token
+        return self._token
 
     def start(self, settings: ApiSettings | None = None) -> str | None:
         """Starts the server; None, or the sentence saying why it could not."""
@@ -151,7 +161,7 @@ class LocalApi(QObject):
 
     def _model_name(self) -> str | None:
         """The loaded model's name (any thread: the engine's info is fixed once loaded)."""
-        engine = getattr(self._controller.worker, "_engine", None)
+        engine = self._controller.worker.engine
         return engine.info.name if engine is not None else None
 
     def _schedule(self, *_args: object) -> None:  # also worker.finished's AskResult
@@ -170,11 +180,15 @@ class LocalApi(QObject):
 
 
 def window_local_api(
-    engine: EngineController, ocr: OcrController, data_dir: Path, parent: QObject
+    engine: EngineController,
+    ocr: OcrController,
+    storage: StorageController,
+    data_dir: Path,
+    parent: QObject,
 ) -> LocalApi:
     """The window's server: its engine, its OCR worker's warm engine (thread-safe: it locks
-    itself), the token in its data folder."""
-    return LocalApi(engine, lambda: ocr.worker._ocr(), data_dir / TOKEN_FILE, parent)
+    itself), the token in its data folder, written by the storage thread."""
+    return LocalApi(engine, ocr.worker.ocr_engine, data_dir / TOKEN_FILE, storage.submit, parent)
 
 
 class LocalApiRow(QWidget):

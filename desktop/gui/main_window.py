@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.session = ConversationSession(store, self.storage, self)
         self.engine = EngineController(store, self)
         self.ocr = OcrController(store, self)
-        self.local_api = window_local_api(self.engine, self.ocr, data_dir, self)
+        self.local_api = window_local_api(self.engine, self.ocr, self.storage, data_dir, self)
         self.local_api.apply(settings)  # off by default
         self.actions_hub = ChatActions(self)
         self._build()

@@ -140,6 +140,11 @@ class OcrWorker(QObject):
         self.stop_service()
         self._engine = None
 
+    def ocr_engine(self) -> OcrEngine:
+        """The warm OCR engine (made on first use); thread-safe, so the local API's server
+        thread may read with it too."""
+        return self._ocr()
+
     def _ocr(self) -> OcrEngine:
         if self._engine is None:
             from desktop.core.ocr import OcrEngine

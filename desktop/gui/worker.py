@@ -97,6 +97,11 @@ class EngineWorker(QObject):
         self._conversation_id: int | None = None
         self._engine_lock = threading.Lock()  # guards _engine for stop() from the GUI thread
 
+    @property
+    def engine(self) -> VLMEngine | None:
+        """The loaded engine; use it on this worker's thread only (None while none is)."""
+        return self._engine
+
     def stop_engine(self) -> None:
         """Any thread: ends the current answer at its next token."""
         with self._engine_lock:

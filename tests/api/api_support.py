@@ -15,8 +15,8 @@ from pathlib import Path
 
 from desktop.core.api.jobs import EngineThread, JobQueue
 from desktop.core.api.routes import ApiBackend
-from desktop.core.api.security import load_or_create_token
 from desktop.core.api.server import ApiServer, ApiSettings
+from desktop.core.api.tokens import load_or_create_token
 
 MAX_WAITING = 8
 

@@ -34,7 +34,7 @@ def local_api(controller, tmp_path):
     from desktop.core.api.server import ApiSettings
     from desktop.gui.local_api import LocalApi
 
-    api = LocalApi(controller, _no_ocr, tmp_path / "api.token")
+    api = LocalApi(controller, _no_ocr, tmp_path / "api.token", lambda write: write())
     assert api.start(ApiSettings(port=0)) is None
     yield api
     api.stop()
@@ -132,7 +132,7 @@ def test_the_settings_row_shows_the_token_once_turned_on(qtbot, controller, tmp_
     from desktop.gui.settings import AppSettings
     from desktop.gui.settings_dialog import SettingsDialog
 
-    api = LocalApi(controller, _no_ocr, tmp_path / "api.token")
+    api = LocalApi(controller, _no_ocr, tmp_path / "api.token", lambda write: write())
     dialog = SettingsDialog(AppSettings(), [], None, api)
     qtbot.addWidget(dialog)
     row = dialog.api_row

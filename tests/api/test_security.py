@@ -12,7 +12,7 @@ import openai
 import pytest
 from api_support import http_call, raw_request, start_api, user_message
 
-from desktop.core.api.security import load_or_create_token, replace_token
+from desktop.core.api.tokens import load_or_create_token, replace_token
 
 
 def test_a_missing_or_wrong_token_is_a_401(api) -> None:

@@ -6,4 +6,4 @@
 """
 
 DEFAULT_PORT = 8765  # `desklens serve --api` and the app's Settings switch
-TOKEN_FILE = "api.token"  # in the data folder, 0600 (security.load_or_create_token)
+TOKEN_FILE = "api.token"  # in the data folder, 0600 (tokens.load_or_create_token)

@@ -14,20 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import os
-import secrets
-import tempfile
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
-from desktop.core.api import TOKEN_FILE
 from desktop.core.api.errors import ApiError
-from desktop.core.paths import user_data_dir
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -39,36 +33,6 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
 # A body over the limit is still read (and dropped) up to this, so that the client, which
 # sends its whole body before reading, gets the 413 instead of a reset connection.
 DRAIN_FACTOR = 4
-
-
-def token_path() -> Path:
-    return user_data_dir() / TOKEN_FILE
-
-
-def load_or_create_token(path: Path | None = None) -> str:
-    """The API token: read from its file, or generated into a new 0600 file."""
-    path = path or token_path()
-    try:
-        token = path.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        token = ""
-    if len(token) >= 32:
-        if os.name == "posix" and path.stat().st_mode & 0o077:
-            path.chmod(0o600)  # copied or restored with looser rights
-        return token
-    return replace_token(path)
-
-
-def replace_token(path: Path | None = None) -> str:
-    """A new random token, written atomically to a file only this user can read."""
-    path = path or token_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    token = "dl-" + secrets.token_urlsafe(32)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".token-")  # created 0600
-    with os.fdopen(handle, "w", encoding="ascii") as file:
-        file.write(token + "\n")
-    os.replace(temporary, path)
-    return token
 
 
 @dataclass(frozen=True)
