@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from desktop.core.images import LoadedImage, load_image
+from desktop.core.ocr.codes import find_codes
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.model_files import (
     OcrModelFiles,
@@ -92,8 +93,10 @@ class OcrEngine:
         source_name: str,
         gray: np.ndarray | None = None,
     ) -> OcrResult:
-        """Lay fragments out; `gray` (the page's pixels) lets drawn table grids be found."""
+        """Lay fragments out; `gray` (the page's pixels) lets drawn table grids and QR codes
+        and barcodes be found."""
         grids = find_table_grids(gray) if gray is not None and fragments else []
+        codes = find_codes(gray) if gray is not None else []
         layout = arrange(fragments, grids)
         return OcrResult(
             lines=layout.lines,
@@ -102,6 +105,7 @@ class OcrEngine:
             seconds=time.perf_counter() - started,
             source_name=source_name,
             tables=layout.tables,
+            codes=codes,
         )
 
     def _ppocr(self) -> PpOcr:

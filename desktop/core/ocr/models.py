@@ -8,6 +8,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from desktop.core.ocr.codes import OcrCode, with_codes
+
 Box = tuple[int, int, int, int]  # left, top, right, bottom in image pixels
 LineKind = Literal["text", "heading", "code", "table"]
 
@@ -93,16 +95,18 @@ class OcrResult:
     tables: list[OcrTable] = field(default_factory=list)
     page: int | None = None  # 1-based page number when the image is a PDF page
     text_layer: bool = False  # read from the PDF's embedded text, not by OCR
+    codes: list[OcrCode] = field(default_factory=list)  # QR codes and barcodes, top to bottom
 
     def text(self) -> str:
-        """Plain text: a blank line between paragraphs, code indentation kept."""
-        return "\n".join(_paragraph_lines(self.lines, markdown=False)).strip("\n")
+        """Plain text: a blank line between paragraphs, code indentation kept; then the
+        codes' "QR: ..." block."""
+        text = "\n".join(_paragraph_lines(self.lines, markdown=False)).strip("\n")
+        return with_codes(text, self.codes, markdown=False)
 
     def markdown(self) -> str:
         """Markdown: headings, fenced code blocks and tables where the layout shows them."""
-        return "\n".join(_paragraph_lines(self.lines, markdown=True, tables=self.tables)).strip(
-            "\n"
-        )
+        text = "\n".join(_paragraph_lines(self.lines, markdown=True, tables=self.tables))
+        return with_codes(text.strip("\n"), self.codes, markdown=True)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +126,7 @@ class OcrResult:
                 }
                 for table in self.tables
             ],
+            "codes": [code.to_dict() for code in self.codes],
         }
 
     def to_json(self) -> str:
