@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.chat import GenerationSettings
 from desktop.core.presets import get_preset
@@ -54,6 +54,8 @@ class AskFlow(QObject):
         self._engine = engine
         self.request: AskRequest | None = None  # the question being answered
         self._streaming: AssistantMessage | None = None  # where its tokens go
+        self._question: UserMessage | None = None  # its bubble, given its id when answered
+        self.editing: UserMessage | None = None  # Send replaces this question (edit, resend)
         worker = engine.worker
         worker.token.connect(self._on_token)
         worker.finished.connect(self._on_answer)
@@ -77,7 +79,33 @@ class AskFlow(QObject):
 
     @Slot(str, list)
     def send_question(self, question: str, images: list[ImageRef]) -> None:
-        self._ask(question, images, self.generation_settings(), title=question)
+        edited, self.editing = self.editing, None
+        settings = self.generation_settings()
+        if edited is None:
+            self._ask(question, images, settings, title=question)
+        elif not self._engine.busy and self._drop_from(edited, edited.message_id):
+            self._ask(question, images, edited.settings or settings, question, edited.message_id)
+
+    def regenerate(self, answer: AssistantMessage) -> None:
+        """Answers the question of `answer` again; it and every later message go."""
+        chat = self._parts.chat
+        before = chat.messages()[: chat.messages().index(answer)]
+        question = next((m for m in reversed(before) if isinstance(m, UserMessage)), None)
+        if question is None or self._engine.busy:
+            return
+        if not self._drop_from(answer, answer.message_id) or question.message_id is None:
+            return
+        self._question = question
+        request = AskRequest(
+            self._parts.session.chat,
+            question.text(),
+            question.images,
+            question.settings or self.generation_settings(),
+            user_message_id=question.message_id,
+            hints=chat.known_text(question.images),
+            rewind_from=answer.message_id,
+        )
+        self._submit(request)
 
     @Slot(str, list)
     def run_preset(self, key: str, images: list[ImageRef]) -> None:
@@ -130,21 +158,49 @@ class AskFlow(QObject):
     # --- internals -----------------------------------------------------------------------
 
     def _ask(
-        self, question: str, images: list[ImageRef], settings: GenerationSettings, title: str
+        self,
+        question: str,
+        images: list[ImageRef],
+        settings: GenerationSettings,
+        title: str,
+        rewind_from: int | None = None,
     ) -> None:
         parts = self._parts
         if self._engine.busy:
             parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return
         chat = parts.session.ensure(title)
-        parts.chat.add(UserMessage(question, images, parts.actions))
+        self._question = UserMessage(question, images, parts.actions)
+        self._question.settings = settings
+        parts.chat.add(self._question)
         hints = parts.chat.known_text(images)
-        self._submit(AskRequest(chat, question, images, settings, hints=hints))
+        request = AskRequest(chat, question, images, settings, hints=hints)
+        request.rewind_from = rewind_from
+        self._submit(request)
+
+    def _drop_from(self, first: QWidget, message_id: int | None) -> bool:
+        """Removes `first` and every later message from the view, after asking when later
+        questions would go too. False: not stored yet, or the user said no."""
+        parts = self._parts
+        if self._engine.busy:
+            parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
+            return False
+        if message_id is None:
+            parts.notice.show_message("This message is not in the history; ask again instead.")
+            return False
+        shown = parts.chat.messages()
+        dropped = shown[shown.index(first) :] if first in shown else []
+        later = sum(isinstance(m, UserMessage) for m in dropped[1:])
+        if later and not confirm_drop(parts.chat, later):
+            return False
+        for message in dropped:
+            parts.chat.remove(message)
+        return True
 
     def _submit(self, request: AskRequest) -> None:
         loaded = self._engine.model_loaded
         waiting = "Thinking…" if loaded else "Waiting for the model to load…"
-        self._streaming = AssistantMessage(waiting=waiting)
+        self._streaming = AssistantMessage(waiting=waiting, actions=self._parts.actions)
         self._parts.chat.add(self._streaming)
         self.request = request
         self._set_generating(True)
@@ -171,6 +227,9 @@ class AskFlow(QObject):
             self.request = None
             self._set_generating(False)
         widget, self._streaming = self._streaming, None
+        if self._question is not None and result.user_message_id is not None:
+            self._question.message_id = result.user_message_id  # Edit and Regenerate use it
+        self._question = None
         if result.answer.ok:
             parts.status.set_stats(result.answer.stats)
         if result.save_error:
@@ -195,3 +254,17 @@ class AskFlow(QObject):
             chat.add(error)
         for note in result.notes:
             chat.add(NoteMessage(note))
+
+
+def confirm_drop(parent: QWidget, later_questions: int) -> bool:
+    """Asks before a regenerate or an edit drops later turns of the chat."""
+    turns = f"the {later_questions} later questions and their answers"
+    if later_questions == 1:
+        turns = "the next question and its answer"
+    reply = QMessageBox.question(
+        parent,
+        "Drop the later messages?",
+        f"This drops {turns} from the chat, for good.",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+    )
+    return reply == QMessageBox.StandardButton.Yes

@@ -38,6 +38,7 @@ from desktop.gui.local_api import window_local_api
 from desktop.gui.messages import ChatActions
 from desktop.gui.ocr_worker import OcrController
 from desktop.gui.preparing import PrepareFlow
+from desktop.gui.rewinding import RewindFlow
 from desktop.gui.session import ConversationSession
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.settings_dialog import SettingsDialog
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         )
         self.asking = AskFlow(parts, self.engine, self)
         self.extraction = ExtractionFlow(parts, self.ocr, self.extract_all_button, self)
+        self.rewinding = RewindFlow(parts, self.asking, self)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from desktop.core.chat import Answer, AnswerStats
+from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
@@ -38,6 +38,8 @@ class ChatActions(QObject):
     refine = Signal(object)  # ImageRef: the VLM's Markdown preset
     save_text = Signal(object)  # OcrText
     retry = Signal(object)  # ErrorMessage
+    regenerate = Signal(object)  # AssistantMessage: answer its question again
+    edit = Signal(object)  # UserMessage: put the question back in the composer
 
 
 def format_stats(stats: AnswerStats) -> str:
@@ -128,6 +130,7 @@ class UserMessage(MessageWidget):
         super().__init__("userBubble", right=True)
         self.images = list(images)
         self._text = text
+        self.settings: GenerationSettings | None = None  # as asked (None: reopened chat)
         self._thumbs = (
             self._thumbnails(self.images, CHAT_THUMBNAIL_EDGE, actions) if images else None
         )
@@ -140,7 +143,9 @@ class UserMessage(MessageWidget):
             extract = flat_button("Extract text", "Read the text of these images (fast OCR)")
             extract.clicked.connect(lambda: actions.extract_text.emit(list(self.images)))
             buttons.append(extract)
-        self._footer(*buttons, copy_button(self.text, "question"), outside=True)
+        edit = flat_button("Edit", "Edit this question and send it again")
+        edit.clicked.connect(lambda: actions.edit.emit(self))
+        self._footer(*buttons, edit, copy_button(self.text, "question"), outside=True)
 
     def text(self) -> str:
         return self._text
@@ -160,7 +165,9 @@ class UserMessage(MessageWidget):
 class AssistantMessage(MessageWidget):
     """Streams: `append()` per chunk, `finish()` with the engine's answer."""
 
-    def __init__(self, text: str = "", *, waiting: str = "Thinking…") -> None:
+    def __init__(
+        self, text: str = "", *, waiting: str = "Thinking…", actions: ChatActions | None = None
+    ) -> None:
         super().__init__("assistantBubble")
         self.bubble.setAccessibleName("Answer")
         self._text = text
@@ -180,7 +187,12 @@ class AssistantMessage(MessageWidget):
         self.view = MarkdownView()
         self.body.addWidget(self.view)
         self.meta = text_label(waiting if self.streaming else "", "messageMeta")
-        self._footer(copy_button(self.text, "answer"), meta=self.meta)
+        buttons: list[QWidget] = [copy_button(self.text, "answer")]
+        if actions is not None:
+            regenerate = flat_button("Regenerate", "Answer this question again")
+            regenerate.clicked.connect(lambda: actions.regenerate.emit(self))
+            buttons.append(regenerate)
+        self._footer(*buttons, meta=self.meta)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RENDER_INTERVAL_MS)

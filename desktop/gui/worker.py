@@ -45,6 +45,9 @@ class AskRequest:
     user_message_id: int | None = None  # set on a retry: the question is already stored
     cancel: threading.Event = field(default_factory=threading.Event)
     hints: list[str] = field(default_factory=list)  # fast-OCR text of the images, for drafting
+    # Regenerate / edit and resend: this stored message and every later one are dropped (in
+    # the store and the engine's state) before the question is asked.
+    rewind_from: int | None = None
 
     @property
     def conversation_id(self) -> int | None:
@@ -187,6 +190,8 @@ class EngineWorker(QObject):
             return AskResult(request, Answer("", "error", error=str(exc)))
         result = AskResult(request, Answer("", "error"))
         conversation_id = self._resolve(result)
+        if request.rewind_from is not None and conversation_id is not None:
+            self._rewind(result, conversation_id, request.rewind_from)
         conversation = self._conversation_for(conversation_id)
         result.user_message_id = request.user_message_id or self._save(
             result, conversation_id, "user", request.question, images
@@ -218,6 +223,15 @@ class EngineWorker(QObject):
         except HistoryError as exc:
             result.save_error = str(exc)
             return None
+
+    def _rewind(self, result: AskResult, conversation_id: int, message_id: int) -> None:
+        try:
+            self._store.delete_messages_from(conversation_id, message_id)
+        except HistoryError as exc:
+            result.save_error = str(exc)
+        # Replayed from the store: the kept turns with the ids they were answered as, so the
+        # engine's KV prefix still matches up to the question and only that is fed again.
+        self._conversation_id = None
 
     def _conversation_for(self, conversation_id: int | None) -> Conversation:
         if conversation_id is None:

@@ -236,6 +236,25 @@ class HistoryStore:
             self._remove_unreferenced_images(digests)
         return row is not None
 
+    def delete_messages_from(self, conversation_id: int, message_id: int) -> int:
+        """Deletes the message `message_id` and every later one of its conversation, in one
+        transaction (a regenerated answer or an edited question drops what followed), and
+        the images no other message uses. Returns how many messages were deleted."""
+        later = "FROM messages WHERE conversation_id = ? AND id >= ?"
+        with self._files_lock:
+            with self._transaction() as connection:
+                digests = column(
+                    connection,
+                    f"SELECT DISTINCT digest FROM message_images WHERE message_id IN"
+                    f" (SELECT id {later})",
+                    (conversation_id, message_id),
+                )
+                cursor = connection.execute(f"DELETE {later}", (conversation_id, message_id))
+                if cursor.rowcount:
+                    rows.touch(connection, conversation_id, time.time())
+            self._remove_unreferenced_images(digests)
+        return cursor.rowcount
+
     def messages(self, conversation_id: int) -> list[StoredMessage]:
         """The conversation's messages, oldest first."""
         with self._reading() as connection:

@@ -1,0 +1,153 @@
+"""Regenerate an answer, edit a question and send it again: the view, the store and the
+engine's state drop the later turns together, and the conversation then continues exactly as
+a fresh one of the kept turns would."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import pytest
+from gui_support import SIGNAL_TIMEOUT_MS, send, text_image
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QToolButton
+from tiny_models import EXACT
+
+from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.images import load_image
+from desktop.gui.messages import AssistantMessage, UserMessage
+
+ANSWER_TOKENS = 12
+
+
+@pytest.fixture
+def confirm(monkeypatch):
+    """Answers the "drop the later messages?" question; records how often it was asked."""
+    asked: list[str] = []
+
+    def question(_parent, _title, text, *_args):
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    return asked
+
+
+def short_answers(window) -> None:
+    window.apply_settings(replace(window.settings, max_new_tokens=ANSWER_TOKENS))
+
+
+def click(qtbot, widget, label: str, *, wait=None):
+    button = next(b for b in widget.findChildren(QToolButton) if b.text() == label)
+    if wait is None:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        return None
+    with qtbot.waitSignal(wait, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    return blocker.args[0]
+
+
+def shown(window, kind) -> list:
+    return [m for m in window.chat.messages() if isinstance(m, kind)]
+
+
+def stored_roles(window, conversation_id: int) -> list[tuple[str, str]]:
+    return [(m.role, m.text) for m in window.store.messages(conversation_id)]
+
+
+def test_regenerate_replaces_the_answer_and_the_history_agrees_after_a_restart(
+    qtbot, launch, tiny_ir, tmp_path, confirm
+):
+    data = tmp_path / "data"
+    window = launch(data_dir=data, model_dir=tiny_ir)
+    short_answers(window)
+    first = send(qtbot, window, "What is the number?", [text_image("Invoice 4471")])
+    send(qtbot, window, "And the date?")
+    chat_id = first.request.conversation_id
+    old_answer = shown(window, AssistantMessage)[0]
+
+    result = click(qtbot, old_answer, "Regenerate", wait=window.asking.answer_shown)
+
+    assert len(confirm) == 1 and "the next question" in confirm[0]
+    assert result.answer.ok and result.user_message_id == first.user_message_id
+    assert old_answer not in window.chat.messages()
+    assert [m.text() for m in shown(window, UserMessage)] == ["What is the number?"]
+    assert [m.message_id for m in shown(window, AssistantMessage)] == [result.answer_message_id]
+    assert stored_roles(window, chat_id) == [
+        ("user", "What is the number?"),
+        ("assistant", result.answer.text),
+    ]
+    turns = window.engine.worker._conversation.turns
+    assert [t.question for t in turns] == ["What is the number?"]
+    window.close()
+
+    reopened = launch(data_dir=data)
+    reopened.open_conversation(chat_id)
+    assert [type(m) for m in reopened.chat.messages()] == [UserMessage, AssistantMessage]
+    assert reopened.chat.last_answer().text() == result.answer.text
+
+
+def test_edit_and_resend_drops_later_turns_and_continues_exactly(
+    qtbot, launch, tiny_ir_fp32, monkeypatch, confirm
+):
+    from desktop.core import engine as engine_module
+
+    exact_config = functools.partial(engine_module.EngineConfig, **EXACT)
+    monkeypatch.setattr(engine_module, "EngineConfig", exact_config)
+    window = launch(model_dir=tiny_ir_fp32)
+    short_answers(window)
+    picture = text_image("Total 12.50")
+    first = send(qtbot, window, "What is the total?", [picture])
+    send(qtbot, window, "Is it paid?")
+    send(qtbot, window, "Who sent it?")
+    chat_id = first.request.conversation_id
+
+    click(qtbot, shown(window, UserMessage)[1], "Edit")
+    assert window.composer.editor.toPlainText() == "Is it paid?"
+    assert window.rewinding.bar.isVisible()
+    window.composer.editor.setPlainText("Is it overdue?")
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    edited = blocker.args[0]
+    follow_up = send(qtbot, window, "When is it due?")
+
+    assert "the next question" in confirm[0]
+    assert not window.rewinding.bar.isVisible()
+    questions = ["What is the total?", "Is it overdue?", "When is it due?"]
+    assert [m.text() for m in shown(window, UserMessage)] == questions
+    assert [text for role, text in stored_roles(window, chat_id) if role == "user"] == questions
+    turns = window.engine.worker._conversation.turns
+    assert [t.question for t in turns] == questions
+    # Only the edited question was fed: the first turn's state (its image) was kept.
+    assert edited.answer.stats.input_tokens < first.answer.stats.context_tokens
+    assert edited.answer.stats.images_encoded == 0
+
+    fresh = engine_module.VLMEngine.load(
+        tiny_ir_fp32,
+        engine_module.EngineConfig(max_visual_tokens=window.settings.max_visual_tokens),
+    )
+    conversation = Conversation()
+    settings = GenerationSettings(max_new_tokens=ANSWER_TOKENS)
+    opening = fresh.ask(conversation, questions[0], [load_image(picture)], settings)
+    assert opening.ok, opening.error
+    fresh.ask(conversation, questions[1], [], settings)
+    fresh.ask(conversation, questions[2], [], settings)
+    stored = [m for m in window.store.messages(chat_id) if m.role == "assistant"]
+    assert [m.answer_ids for m in stored] == [t.answer_ids for t in conversation.turns]
+    assert follow_up.answer.text == conversation.turns[-1].answer
+
+
+def test_up_in_an_empty_composer_edits_the_last_question_and_cancel_keeps_it(
+    qtbot, launch, tiny_ir
+):
+    window = launch(model_dir=tiny_ir)
+    short_answers(window)
+    send(qtbot, window, "First question")
+    send(qtbot, window, "Second question")
+
+    qtbot.keyClick(window.composer.editor, Qt.Key.Key_Up)
+    assert window.composer.editor.toPlainText() == "Second question"
+    assert window.asking.editing is shown(window, UserMessage)[1]
+    click(qtbot, window.rewinding.bar, "Cancel")
+    assert window.asking.editing is None and window.composer.editor.toPlainText() == ""
+    assert len(shown(window, UserMessage)) == 2
