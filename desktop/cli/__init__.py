@@ -21,7 +21,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("desktop.cli.chat_cmd", "interactive multi-turn chat in the terminal"),
     "models": ("desktop.cli.models_cmd", "list converted models"),
     "ocr": ("desktop.cli.ocr_cmd", "extract text from images, folders and PDFs"),
+    "history": ("desktop.cli.history_cmd", "list the app's chats or export one as a document"),
     "serve": ("desktop.cli.serve_cmd", "keep the OCR engine warm for fast `desklens ocr FILE`"),
+    "capture": ("desktop.cli.capture_cmd", "capture a screen region into the OCR or the chat"),
     "gui": ("desktop.cli.gui_cmd", "start the desktop app (the default)"),
 }
 

@@ -27,8 +27,10 @@ from desktop.core.model_registry import choose_model
 from desktop.core.paths import models_dir
 from desktop.gui.asking import AskFlow, ChatParts
 from desktop.gui.attaching import AttachFlow
+from desktop.gui.capturing import CaptureFlow
 from desktop.gui.chat_page import ChatPage
 from desktop.gui.drop import DropHandler
+from desktop.gui.exporting import ExportFlow
 from desktop.gui.extraction import ExtractionFlow
 from desktop.gui.history_view import message_widgets
 from desktop.gui.icons import app_icon, line_icon
@@ -96,7 +98,10 @@ class MainWindow(QMainWindow):
         )
         self.asking = AskFlow(parts, self.engine, self)
         self.extraction = ExtractionFlow(parts, self.ocr, self.extract_all_button, self)
+        button = self.page.capture_button
+        self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
         self.rewinding = RewindFlow(parts, self.asking, self)
+        self.exporting = ExportFlow(parts, self.settings_button, self)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(

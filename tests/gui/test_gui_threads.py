@@ -9,12 +9,13 @@ from dataclasses import replace
 
 from gui_support import SIGNAL_TIMEOUT_MS, send, text_image
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QToolButton
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QToolButton
 
+from desktop.core import atomic
 from desktop.core.history import HistoryStore
 from desktop.core.history.image_files import ImageFiles
 from desktop.gui import export
-from desktop.gui.messages import OcrMessage
+from desktop.gui.messages import AssistantMessage, OcrMessage, UserMessage
 from desktop.gui.settings import SettingsStore
 
 HISTORY_WRITES = (
@@ -24,6 +25,7 @@ HISTORY_WRITES = (
     "add_message",
     "update_message",
     "delete_message",
+    "delete_messages_from",
 )
 
 
@@ -33,6 +35,7 @@ def record_writes(monkeypatch) -> list[tuple[str, str]]:
     targets = [(HistoryStore, name) for name in HISTORY_WRITES]
     targets += [(SettingsStore, "save"), (SettingsStore, "set_window_state")]
     targets += [(ImageFiles, "write"), (export, "write_text")]
+    targets += [(atomic, "write_text"), (atomic, "write_bytes")]  # chat export, presets
     for owner, name in targets:
         original = getattr(owner, name)
 
@@ -75,6 +78,16 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
     save = next(b for b in message.findChildren(QToolButton) if b.text() == "Save as…")
     qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
 
+    # Regenerate the answer, edit the question and send it again, export the chat.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
+    answer = next(m for m in window.chat.messages() if isinstance(m, AssistantMessage))
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+        window.rewinding.regenerate(answer)
+    window.rewinding.edit(next(m for m in window.chat.messages() if isinstance(m, UserMessage)))
+    send(qtbot, window, "Which number?")
+    window.exporting.save("md", tmp_path / "chat.md")
+    window.exporting.save("html", tmp_path / "chat.html")
+
     # Rename the chat in the sidebar, change a setting, then delete another chat for good.
     window.sidebar.list.item(0).setText("Invoices")
     qtbot.waitUntil(lambda: window.title_label.text() == "Invoices", timeout=SIGNAL_TIMEOUT_MS)
@@ -98,7 +111,10 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
         "set_window_state",
         "write",
         "write_text",
+        "write_bytes",
+        "delete_messages_from",
     }
+    assert (tmp_path / "chat images").is_dir() and (tmp_path / "chat.html").is_file()
     assert on_gui_thread(calls) == []
 
 

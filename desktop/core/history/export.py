@@ -1,0 +1,152 @@
+"""A conversation as a document: Markdown with an images folder, or one self-contained HTML
+file (images embedded as data: URLs) that opens in any browser. Qt-free: the app (on its
+storage thread) and `desklens history export` use the same functions.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core import atomic
+from desktop.core.history.records import StoredImage, StoredMessage
+
+FORMATS = ("md", "html")
+HEADINGS = {"user": "You", "assistant": "DeskLens", "ocr": "Extracted text", "error": "Error"}
+_UNSAFE_NAME = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+
+
+@dataclass(frozen=True)
+class ExportedChat:
+    path: Path  # the document
+    messages: int
+    images: int  # image files written (Markdown) or embedded (HTML)
+
+
+def safe_file_name(text: str, fallback: str = "chat") -> str:
+    """`text` usable as a file name on every system (no separators, no control characters)."""
+    name = _UNSAFE_NAME.sub("_", " ".join(text.split())).strip(" .")
+    return name[:80] or fallback
+
+
+def conversation_markdown(
+    title: str, messages: Sequence[StoredMessage], link: Callable[[StoredImage], str]
+) -> str:
+    """The chat as Markdown; `link(image)` is where each image's picture is (a relative
+    path, or just its name for the clipboard)."""
+    parts = [f"# {title}"]
+    for message in messages:
+        if message.role == "note":
+            parts.append(f"*{message.text}*")
+            continue
+        block = [f"## {_heading(message)}"]
+        block += [f"![{_alt(image)}]({link(image)})" for image in _pictures(message)]
+        block.append(_fenced(message.text) if message.role == "ocr" else message.text)
+        parts.append("\n\n".join(b for b in block if b))
+    return "\n\n".join(parts) + "\n"
+
+
+def conversation_html(title: str, messages: Sequence[StoredMessage]) -> str:
+    """One HTML file: every text escaped, every image embedded."""
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    for message in messages:
+        body.append(f'<section class="{html.escape(message.role)}">')
+        if message.role != "note":
+            body.append(f"<h2>{html.escape(_heading(message))}</h2>")
+        for image in _pictures(message):
+            data = base64.b64encode(image.path.read_bytes()).decode("ascii")
+            body.append(
+                f'<img src="data:image/png;base64,{data}" alt="{html.escape(_alt(image))}"'
+                f' width="{image.width}" height="{image.height}">'
+            )
+        body.append(f'<div class="text">{html.escape(message.text)}</div>')
+        body.append("</section>")
+    return _PAGE.format(title=html.escape(title), body="\n".join(body))
+
+
+def write_markdown(title: str, messages: Sequence[StoredMessage], target: Path) -> ExportedChat:
+    """`target` (.md) plus `<stem> images/` beside it with every picture, linked relatively."""
+    folder = target.with_name(f"{target.stem} images")
+    names: dict[str, str] = {}  # digest -> file name: a picture shown twice is written once
+    for image in (image for message in messages for image in _pictures(message)):
+        if image.digest not in names:
+            names[image.digest] = (
+                f"{len(names) + 1:02d} {safe_file_name(Path(image.name).stem)}.png"
+            )
+            atomic.write_bytes(folder / names[image.digest], image.path.read_bytes(), mkdir=True)
+
+    def link(image: StoredImage) -> str:
+        return f"<{folder.name}/{names[image.digest]}>"  # <…>: spaces are allowed inside
+
+    atomic.write_text(target, conversation_markdown(title, messages, link))
+    return ExportedChat(target, len(messages), len(names))
+
+
+def write_html(title: str, messages: Sequence[StoredMessage], target: Path) -> ExportedChat:
+    atomic.write_text(target, conversation_html(title, messages))
+    return ExportedChat(target, len(messages), sum(len(_pictures(m)) for m in messages))
+
+
+def write_document(
+    title: str, messages: Sequence[StoredMessage], target: Path, fmt: str
+) -> ExportedChat:
+    if fmt not in FORMATS:
+        raise ValueError(f"Unknown export format '{fmt}'; choose one of: {', '.join(FORMATS)}.")
+    writer = write_markdown if fmt == "md" else write_html
+    return writer(title, messages, target)
+
+
+def clipboard_markdown(title: str, messages: Sequence[StoredMessage]) -> str:
+    """ "Copy conversation": the Markdown with each image named (a clipboard has no folder)."""
+    return conversation_markdown(title, messages, lambda image: safe_file_name(image.name))
+
+
+def _heading(message: StoredMessage) -> str:
+    heading = HEADINGS.get(message.role, message.role)
+    if message.role == "ocr" and message.images:  # its picture is the question's, shown there
+        return f"{heading} ({message.images[0].name})"
+    return heading
+
+
+def _pictures(message: StoredMessage) -> list[StoredImage]:
+    return [] if message.role == "ocr" else message.images
+
+
+def _alt(image: StoredImage) -> str:
+    return image.name.replace("[", "(").replace("]", ")")
+
+
+def _fenced(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}text\n{text}\n{fence}"
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<style>
+body {{ font: 15px/1.5 system-ui, sans-serif; max-width: 860px; margin: 2em auto;
+       padding: 0 1em; color: #1d1d1f; }}
+section {{ margin: 1.2em 0; padding: 0.8em 1em; border-radius: 10px; background: #f4f4f6; }}
+section.user {{ background: #e6efff; }}
+section.error {{ background: #fdecec; }}
+section.note {{ background: none; color: #777; font-style: italic; }}
+h2 {{ font-size: 0.85em; margin: 0 0 0.4em; color: #555; }}
+img {{ max-width: 100%; height: auto; display: block; margin: 0.4em 0; border-radius: 6px; }}
+.text {{ white-space: pre-wrap; }}
+section.ocr .text {{ font-family: ui-monospace, monospace; font-size: 0.9em; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""
