@@ -193,7 +193,7 @@ def _are_separate_columns(
     """
     left_rows, right_rows = group_rows(left), group_rows(right)
     if len(left_rows) < 2 or len(right_rows) < 2:
-        return False
+        return _lone_row_beside_text(left_rows, right_rows, text_height)
     if _is_prose(left_rows) and _is_prose(right_rows):
         return True
     if beside_prose and not (_is_wordy(left_rows) or _is_wordy(right_rows)):
@@ -209,6 +209,16 @@ def _are_separate_columns(
     if matched == len(fewer) and level(more[0], fewer) and level(more[-1], fewer):
         return False  # the shorter side only has holes inside: a table with empty cells
     return matched < 0.8 * len(more)
+
+
+def _lone_row_beside_text(left: list[Row], right: list[Row], text_height: float) -> bool:
+    """One row (a figure's caption) beside three or more rows of sentences, level with none
+    of them: a block of its own, read after the text. Level with one, it belongs to that row
+    (a date beside a heading, a price beside a name)."""
+    lone, text = (left, right) if len(left) < len(right) else (right, left)
+    if len(lone) != 1 or len(text) < 3 or not _is_wordy(text):
+        return False
+    return all(abs(lone[0].centre_y - row.centre_y) >= 0.3 * text_height for row in text)
 
 
 def _is_wordy(rows: list[Row]) -> bool:
