@@ -1,5 +1,5 @@
-"""The chat page: a header (title, Extract text from all, Settings), the first-run panel,
-the chat column, the notice bar and the composer, each kept as wide as the chat column."""
+"""The chat page: a header (title, Capture, Extract text from all, Settings), the first-run
+panel, the chat column, the notice bar and the composer, each as wide as the chat column."""
 
 from __future__ import annotations
 
@@ -44,6 +44,10 @@ class ChatPage(QWidget):
             "Extract text from all", tooltip="Read the text of every attached image (Ctrl+E)"
         )
         self.settings_button = push_button("Settings", tooltip="Settings (Ctrl+,)")
+        self.capture_button = push_button(
+            "Capture", tooltip="Capture a screen region: its text, or a question (Ctrl+Shift+S)"
+        )
+        header_row.addWidget(self.capture_button)
         header_row.addWidget(self.extract_all_button)
         header_row.addWidget(self.settings_button)
         column.addWidget(header)

@@ -60,6 +60,7 @@ class OcrWorker(QObject):
     ready = Signal()  # models compiled
     failed = Signal(str)  # the OCR models could not be loaded at all
     open_requested = Signal(list)  # file paths `desklens FILE` handed to this window
+    capture_requested = Signal(str)  # `desklens capture`: its mode ("copy", "ask" or "")
 
     def __init__(self, store: HistoryStore, threads: int | None = None) -> None:
         super().__init__()
@@ -83,7 +84,11 @@ class OcrWorker(QObject):
         from desktop.core.ocr.batch import read_one
         from desktop.core.ocr.service import OcrService, ServiceError
 
-        service = OcrService(partial(read_one, self._ocr()), on_open=self.open_requested.emit)
+        service = OcrService(
+            partial(read_one, self._ocr()),
+            on_open=self.open_requested.emit,
+            on_capture=self.capture_requested.emit,
+        )
         try:
             service.start()
         except ServiceError as exc:  # `desklens serve` or another window answers already

@@ -17,6 +17,7 @@ from desktop.core.api import DEFAULT_PORT
 SETTINGS_FILE = "settings.ini"
 THEMES = ("system", "light", "dark")
 DEVICES = ("CPU", "GPU", "NPU", "AUTO")
+CAPTURE_ACTIONS = ("copy", "ask")
 
 # Visual tokens per image (one token = 32x32 px): the speed <-> detail trade-off. 1280 is the
 # engine's default (a 1280x720 screenshot at full resolution).
@@ -38,6 +39,9 @@ class AppSettings:
     # An OpenAI-compatible server for this computer's programs (desktop/gui/local_api.py).
     local_api: bool = False
     local_api_port: int = DEFAULT_PORT
+    # What a screen capture does without Shift (desktop/gui/capturing.py): "copy" the text
+    # or "ask" about the picture.
+    capture_action: str = "copy"
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(self.device, self.max_visual_tokens)
@@ -88,6 +92,8 @@ class SettingsStore:
         settings = AppSettings(**values)
         if settings.theme not in THEMES:
             settings.theme = defaults.theme
+        if settings.capture_action not in CAPTURE_ACTIONS:
+            settings.capture_action = defaults.capture_action
         settings.max_visual_tokens = max(64, settings.max_visual_tokens)
         settings.max_new_tokens = max(16, settings.max_new_tokens)
         return settings

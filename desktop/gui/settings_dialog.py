@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.gui.capturing import capture_action_combo
 from desktop.gui.local_api import LocalApi, LocalApiRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
 from desktop.gui.widgets import push_button, set_role
@@ -101,6 +102,8 @@ class SettingsDialog(QDialog):
         )
         self.prepare_check.setChecked(settings.prepare_ahead)
         form.addRow("Speed", self.prepare_check)
+        self.capture_combo = capture_action_combo(settings.capture_action)
+        form.addRow("Capture", self.capture_combo)
 
         self.theme_combo = QComboBox()
         self.theme_combo.setAccessibleName("Theme")
@@ -141,6 +144,7 @@ class SettingsDialog(QDialog):
             theme=self.theme_combo.currentData(),
             font_size=self.font_spin.value(),
             local_api=self.api_row.enabled,
+            capture_action=self.capture_combo.currentData(),
         )
 
     def _browse(self) -> None:

@@ -98,6 +98,13 @@ def hand_to_open_app(paths: Sequence[str | os.PathLike], endpoint: Endpoint | No
     return reply is not None and reply.get("opened") is True
 
 
+def ask_open_app_to_capture(mode: str = "", endpoint: Endpoint | None = None) -> bool:
+    """True when a running DeskLens window starts a screen capture (`desklens capture`);
+    `mode` is "copy", "ask" or "" (the window's setting)."""
+    reply = _exchange({"op": "capture", "mode": mode}, endpoint)
+    return reply is not None and reply.get("capturing") is True
+
+
 def ping(endpoint: Endpoint | None = None) -> int | None:
     """The process id of the service listening there, or None."""
     reply = _exchange({"op": "ping"}, endpoint)
@@ -126,7 +133,8 @@ class OcrService:
     `start()` raises ServiceError when another service already answers at the endpoint, or
     the socket folder is not this user's; `stop()` ends the threads and removes the socket
     and key. `on_request` hears of each answered request (for a log line); `on_open` takes
-    files handed over by `desklens FILE` (called on a connection's thread). `failure` is
+    files handed over by `desklens FILE` and `on_capture` a `desklens capture` request's mode
+    (both called on a connection's thread). `failure` is
     the reason the listening thread ended by itself, if it did.
     """
 
@@ -137,6 +145,7 @@ class OcrService:
         endpoint: Endpoint | None = None,
         on_request: Callable[[OcrRequest, OcrReply], None] | None = None,
         on_open: Callable[[list[str]], None] | None = None,
+        on_capture: Callable[[str], None] | None = None,
     ) -> None:
         self.endpoint = endpoint or default_endpoint()
         self.last_request_at = time.monotonic()
@@ -144,6 +153,7 @@ class OcrService:
         self._handler = handler
         self._on_request = on_request
         self._on_open = on_open
+        self._on_capture = on_capture
         self._key = b""
         self._listener: Listener | None = None
         self._thread: threading.Thread | None = None
@@ -261,6 +271,8 @@ class OcrService:
             return None, {"pid": os.getpid()}
         if message.get("op") == "open":
             return None, {"opened": self._open(message)}
+        if message.get("op") == "capture":
+            return None, {"capturing": self._capture(message)}
         path, fmt = message.get("path"), message.get("format")
         if not isinstance(path, str) or not isinstance(fmt, str):
             raise ValueError("The request is not a DeskLens OCR request.")
@@ -286,6 +298,16 @@ class OcrService:
         try:
             self._on_open([str(path) for path in paths])
         except Exception:  # e.g. the window is closing: the client starts its own
+            return False
+        return True
+
+    def _capture(self, message: dict) -> bool:
+        mode = message.get("mode")
+        if self._on_capture is None or not isinstance(mode, str):
+            return False
+        try:
+            self._on_capture(mode)
+        except Exception:  # the window is closing: the client captures by itself
             return False
         return True
 
