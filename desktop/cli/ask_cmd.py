@@ -22,8 +22,10 @@ from desktop.cli.common import (
     load_images,
     read_images,
 )
+from desktop.core import paths
 from desktop.core.chat import Answer, Conversation, GenerationSettings
-from desktop.core.presets import PRESETS, get_preset
+from desktop.core.presets import PRESETS, Preset
+from desktop.core.user_presets import find_preset, load_book
 
 if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
@@ -39,7 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("images", nargs="*", metavar="IMAGE", help="image files or folders")
     parser.add_argument("-q", "--question", help="the question")
-    parser.add_argument("--preset", choices=list(PRESETS), help="a ready-made request")
+    parser.add_argument(
+        "--preset",
+        metavar="NAME",
+        help=f"a ready-made request: {', '.join(PRESETS)}, or one of your own prompts (the "
+        "app's Settings > My prompts)",
+    )
     parser.add_argument(
         "--json", action="store_true", help="print the answer and its stats as one JSON object"
     )
@@ -64,12 +71,24 @@ def generation_settings(args: argparse.Namespace) -> tuple[str, GenerationSettin
     """The prompt and settings from --question / --preset and the generation options."""
     overrides = generation_overrides(args)
     if args.preset:
-        preset = get_preset(args.preset)
+        preset = user_or_builtin_preset(args.preset)
         prompt = preset.prompt if not args.question else f"{preset.prompt}\n{args.question}"
         return prompt, preset.settings_with(**overrides)
     if not args.question:
         raise CliError("give a question with -q/--question or a --preset", exit_codes.USAGE)
     return args.question, GenerationSettings(**overrides)
+
+
+def user_or_builtin_preset(name: str) -> Preset:
+    """--preset NAME: a built-in key, or a name from the app's presets file (no Qt needed)."""
+    if name in PRESETS:
+        return PRESETS[name]
+    loaded = load_book(paths.user_data_dir())
+    try:
+        return find_preset(name, loaded.book)
+    except ValueError as exc:
+        message = f"{exc} {loaded.problem}" if loaded.problem else str(exc)
+        raise CliError(message, exit_codes.USAGE) from None
 
 
 def grounded_prompt(question: str, results: Sequence[OcrResult]) -> str:

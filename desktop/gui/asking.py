@@ -11,7 +11,8 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.chat import GenerationSettings
-from desktop.core.presets import get_preset
+from desktop.core.presets import Preset
+from desktop.core.user_presets import PresetBook, find_preset
 from desktop.gui.chat_view import ChatView
 from desktop.gui.composer import Composer
 from desktop.gui.image_ref import ImageRef
@@ -56,6 +57,7 @@ class AskFlow(QObject):
         self._streaming: AssistantMessage | None = None  # where its tokens go
         self._question: UserMessage | None = None  # its bubble, given its id when answered
         self.editing: UserMessage | None = None  # Send replaces this question (edit, resend)
+        self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/own_presets.py)
         worker = engine.worker
         worker.token.connect(self._on_token)
         worker.finished.connect(self._on_answer)
@@ -74,8 +76,12 @@ class AskFlow(QObject):
     def generation_settings(self, preset_key: str | None = None) -> GenerationSettings:
         length = self._parts.settings().max_new_tokens
         if preset_key:
-            return get_preset(preset_key).settings_with(max_new_tokens=length)
+            return self.preset(preset_key).settings
         return GenerationSettings(max_new_tokens=length)
+
+    def preset(self, key: str) -> Preset:
+        """A built-in or own preset, with the app's answer length unless it has its own."""
+        return find_preset(key, self.preset_book, self._parts.settings().max_new_tokens)
 
     @Slot(str, list)
     def send_question(self, question: str, images: list[ImageRef]) -> None:
@@ -109,7 +115,7 @@ class AskFlow(QObject):
 
     @Slot(str, list)
     def run_preset(self, key: str, images: list[ImageRef]) -> None:
-        preset = get_preset(key)
+        preset = self.preset(key)
         title = f"{preset.label}: {images[0].name}" if images else preset.label
         self._ask(preset.prompt, images, self.generation_settings(key), title=title)
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.presets import PRESETS
+from desktop.core.presets import PRESETS, Preset
 from desktop.gui.icons import line_icon
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.intake import can_attach
@@ -175,6 +175,7 @@ class Composer(QFrame):
             button.clicked.connect(lambda _=False, k=key: self._on_preset(k))
             row.addWidget(button)
             self.preset_buttons[key] = button
+        self._preset_row = row
         row.addStretch(1)
         self.send_button = push_button("Send", "primary", "Send the question (Enter)")
         self.send_button.setIconSize(QSize(16, 16))
@@ -220,6 +221,20 @@ class Composer(QFrame):
 
     def chips(self) -> list[AttachmentChip]:
         return self._strip.widget().findChildren(AttachmentChip)
+
+    def set_own_presets(self, presets: list[Preset]) -> None:
+        """The user's presets as chips after the built-in ones (`preset_requested` as theirs)."""
+        for key in [k for k in self.preset_buttons if k not in PRESETS]:
+            button = self.preset_buttons.pop(key)
+            self._preset_row.removeWidget(button)
+            button.deleteLater()
+        position = self._preset_row.indexOf(self.presets_label) + len(PRESETS) + 1
+        for offset, preset in enumerate(presets):
+            button = push_button(preset.label, "chip", preset.prompt[:300])
+            button.clicked.connect(lambda _=False, k=preset.key: self._on_preset(k))
+            self._preset_row.insertWidget(position + offset, button)
+            self.preset_buttons[preset.key] = button
+        self._update_buttons()
 
     # --- state ---------------------------------------------------------------------------
 

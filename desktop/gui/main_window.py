@@ -39,6 +39,7 @@ from desktop.gui.image_viewer import ImageViewer
 from desktop.gui.local_api import window_local_api
 from desktop.gui.messages import ChatActions
 from desktop.gui.ocr_worker import OcrController
+from desktop.gui.own_presets import OwnPresetsFlow
 from desktop.gui.preparing import PrepareFlow
 from desktop.gui.rewinding import RewindFlow
 from desktop.gui.session import ConversationSession
@@ -102,6 +103,7 @@ class MainWindow(QMainWindow):
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
         self.rewinding = RewindFlow(parts, self.asking, self)
         self.exporting = ExportFlow(parts, self.settings_button, self)
+        self.own_presets = OwnPresetsFlow(parts, self.asking, data_dir, self)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(
@@ -284,7 +286,9 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.settings, self._devices, self, self.local_api)
+        dialog = SettingsDialog(
+            self.settings, self._devices, self, self.local_api, self.own_presets
+        )
         if dialog.exec():
             self.apply_settings(dialog.result_settings())
 

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 
 from desktop.gui.capturing import capture_action_combo
 from desktop.gui.local_api import LocalApi, LocalApiRow
+from desktop.gui.own_presets import OwnPresetsFlow
+from desktop.gui.presets_editor import PresetsRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
 from desktop.gui.widgets import push_button, set_role
 
@@ -41,6 +43,7 @@ class SettingsDialog(QDialog):
         devices: list[str] | None = None,
         parent: QWidget | None = None,
         local_api: LocalApi | None = None,
+        own_presets: OwnPresetsFlow | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -121,6 +124,8 @@ class SettingsDialog(QDialog):
         form.addRow("Font size", self.font_spin)
         self.api_row = LocalApiRow(settings, local_api)
         form.addRow("Local API", self.api_row)
+        if own_presets is not None:
+            form.addRow("My prompts", PresetsRow(own_presets))
         layout.addLayout(form)
 
         buttons = QDialogButtonBox(
