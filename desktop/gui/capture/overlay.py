@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.gui.capture.frozen import FrozenScreen
 
+OVERLAY_TITLE = "DeskLens capture"
 DRAG_MIN = 4  # logical px: less is a click
 HINT = "Drag over the text · click a window to take it · Esc cancels · Shift: the other action"
 
@@ -49,6 +50,7 @@ class CaptureOverlay(QWidget):
         super().__init__(None, flags | Qt.WindowType.Tool)
         self.frozen = frozen
         self.setObjectName("captureOverlay")
+        self.setWindowTitle(OVERLAY_TITLE)
         self.setAccessibleName("Screen capture")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setCursor(Qt.CursorShape.CrossCursor)
@@ -66,7 +68,11 @@ class CaptureOverlay(QWidget):
     def selection(self) -> QRect:
         if self._start is None or self._end is None:
             return QRect()
-        return QRect(self._start, self._end).normalized()
+        # From the press to the release, the release's pixel not included (QRect(p, q)
+        # would count both ends).
+        left, right = sorted((self._start.x(), self._end.x()))
+        top, bottom = sorted((self._start.y(), self._end.y()))
+        return QRect(left, top, right - left, bottom - top)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
