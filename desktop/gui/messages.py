@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
+from desktop.gui.code_links import link_codes
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.markdown_view import MarkdownView
@@ -266,6 +267,7 @@ class OcrMessage(MessageWidget):
             self.label.set_markdown(result.markdown)
         else:
             self.label = text_label(result.text or "No text was found in this image.")
+            link_codes(self.label)  # "QR: https://..." opens in the browser
         self.body.addWidget(self.label)
         save = flat_button("Save as…", "Save the text as .txt, .md or .json")
         save.clicked.connect(lambda: actions.save_text.emit(self.result))

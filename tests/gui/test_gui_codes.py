@@ -1,0 +1,49 @@
+"""A QR code's link in the app's extraction bubble is an anchor that opens in the browser;
+other lines stay plain text."""
+
+from __future__ import annotations
+
+from code_images import URL, page_with_codes, page_without_codes
+from gui_support import SIGNAL_TIMEOUT_MS
+from PySide6.QtCore import Qt
+
+from desktop.core.images import load_image
+from desktop.gui.code_links import code_links_html
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.messages import OcrMessage
+
+
+def extract_in_app(qtbot, window, image, name: str) -> OcrMessage:
+    window.extraction.extract_text([ImageRef.of(load_image(image, name=name))])
+    qtbot.waitUntil(
+        lambda: any(isinstance(m, OcrMessage) for m in window.chat.messages()),
+        timeout=SIGNAL_TIMEOUT_MS,
+    )
+    return next(m for m in window.chat.messages() if isinstance(m, OcrMessage))
+
+
+def test_a_decoded_qr_link_is_clickable_in_the_bubble(qtbot, launch) -> None:
+    window = launch()
+    message = extract_in_app(qtbot, window, page_with_codes(), "order.png")
+    assert f"QR: {URL}" in message.text()  # Copy gives the plain text
+    label = message.label
+    assert label.textFormat() == Qt.TextFormat.RichText
+    assert label.openExternalLinks()
+    assert f'<a href="{URL.replace("&", "&amp;")}">' in label.text()
+    assert "EAN-13: 4006381333931" in label.text()  # not a link: plain
+
+
+def test_a_page_without_codes_keeps_a_plain_label(qtbot, launch) -> None:
+    window = launch()
+    message = extract_in_app(qtbot, window, page_without_codes(), "invoice.png")
+    assert message.label.textFormat() != Qt.TextFormat.RichText
+    assert "QR:" not in message.text()
+
+
+def test_only_code_lines_become_links_and_text_is_escaped() -> None:
+    text = "Visit <b>us</b> at https://example.org\n\nQR: https://example.org/a?b=1&c=2"
+    rich = code_links_html(text)
+    assert rich is not None
+    assert "&lt;b&gt;us&lt;/b&gt; at https://example.org<br>" in rich  # a text line: no anchor
+    assert rich.count("<a href=") == 1
+    assert code_links_html("QR: not a link\nEAN-13: 4006381333931") is None
