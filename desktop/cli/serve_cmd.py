@@ -81,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
             api.stop()
         service.stop()
         signal.signal(signal.SIGTERM, previous)
+    return _stopped(service, reason)
+
+
+def _stopped(service: OcrService, reason: str) -> int:
+    if service.failure is not None:  # the listening thread died: not a normal stop
+        return fail(CliError(f"{service.failure} (`desklens serve` ended)", exit_codes.FAILED))
     _say(f"stopped ({reason}).")
     return exit_codes.OK
 

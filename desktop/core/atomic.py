@@ -17,17 +17,6 @@ from typing import IO
 
 TEMP_PREFIX = ".desklens-write-"  # a leftover of a killed process is recognisable (and hidden)
 
-# errno -> what the user can do about it
-_ADVICE = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is used up",
-    errno.EROFS: "the folder is on a read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.ENAMETOOLONG: "the file name is too long",
-}
-
-
 _FOLDER_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 
 
@@ -47,27 +36,33 @@ class WriteError(OSError):
 
 
 def write_failure(path: Path, cause: OSError) -> str:
-    """'Could not write PATH: REASON.' for an OSError."""
-    reason = _ADVICE.get(cause.errno or 0) or cause.strerror or str(cause) or type(cause).__name__
-    return f"Could not write {path}: {reason}."
+    """'Could not write PATH: REASON.' for an OSError ("No space left on device")."""
+    reason = cause.strerror or str(cause) or type(cause).__name__
+    return f"Could not write {path}: {reason.rstrip('.')}."
 
 
 @contextmanager
 def atomic_file(
-    path: str | os.PathLike, mode: str = "w", *, mkdir: bool = False, private: bool = False
+    path: str | os.PathLike,
+    mode: str = "w",
+    *,
+    mkdir: bool = False,
+    private: bool = False,
+    suffix: str = "",
 ) -> Iterator[IO]:
     """An open temporary file that replaces `path` when the block ends without an error.
 
     `mode` is "w" (UTF-8 text) or "wb". The new file gets the usual permissions (0666 less
     the umask), or 0600 when `private` (a secret: it is never readable by others, not even
-    between its creation and the rename).
+    between its creation and the rename). `suffix` ends the temporary file's name (so that
+    a store can find its own leftovers).
     """
     target = Path(path)
     temporary: Path | None = None
     try:
         if mkdir:
             target.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX)
+        handle, name = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX, suffix=suffix)
         temporary = Path(name)
         if not private and os.chmod in os.supports_fd:  # mkstemp made it 0600
             os.chmod(handle, 0o666 & ~_UMASK)

@@ -52,13 +52,25 @@ def loads(
         raise JsonError(f"{what} is not valid JSON ({exc}).") from exc
 
 
+def stored(data: str | bytes | None) -> object:
+    """A JSON value kept in a database (message stats, token ids): None for NULL, and for a
+    damaged or oversized value, which must not make its whole chat unreadable."""
+    if data is None:
+        return None
+    try:
+        return loads(data)
+    except JsonError:
+        return None
+
+
 def read_json(
     path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH
 ) -> object:
     """A JSON file, its size checked before it is read. OSError for a file that cannot be
     opened; JsonError naming the file for one that is not a regular file or not read."""
     path = Path(path)
-    with path.open("rb") as file:
+    # Non-blocking open: a named pipe would otherwise wait for a writer forever.
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise JsonError(f"{path} is not a regular file.")

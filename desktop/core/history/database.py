@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.core.history.records import DATABASE_NAME, HistoryError, reason
+from desktop.core.history.records import DATABASE_NAME, HistoryError
+from desktop.core.history_recovery import open_failure, recover_into
 
 SCHEMA_VERSION = 1
 
@@ -64,13 +65,10 @@ def open_database(database_path: Path) -> OpenedDatabase:
                 raise
             logger.warning("history database %s is corrupt: %s", database_path, exc)
         moved = _move_corrupt_database_aside(database_path)
-        notice = (
-            "The chat history could not be read because its file is damaged. It was "
-            f"moved to {moved.name} and a new, empty history was started."
-        )
-        return OpenedDatabase(_connect(database_path), moved, notice)
+        connection = _connect(database_path)
+        return OpenedDatabase(connection, moved, recover_into(moved, connection).notice())
     except (sqlite3.Error, OSError) as exc:
-        raise HistoryError(f"Could not open the chat history in {folder}: {reason(exc)}.") from exc
+        raise HistoryError(open_failure(folder, exc)) from exc
 
 
 def column(connection: sqlite3.Connection, query: str, parameters: tuple) -> list:

@@ -7,13 +7,12 @@ write outside its folder.
 from __future__ import annotations
 
 import logging
-import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from desktop.core import atomic
 from desktop.core.images import LoadedImage
 
 TEMP_SUFFIX = ".partial"
@@ -43,17 +42,8 @@ class ImageFiles:
         path = self.path(image.digest)
         if path.exists():
             return False
-        path.parent.mkdir(exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=TEMP_SUFFIX)
-        try:
-            with os.fdopen(handle, "wb") as file:
-                image.image.save(file, format="PNG")
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            unlink_quietly([Path(temporary)])
-            raise
+        with atomic.atomic_file(path, "wb", mkdir=True, private=True, suffix=TEMP_SUFFIX) as file:
+            image.image.save(file, format="PNG")
         return True
 
     def remove_unused(self, digests: Iterable[str], is_used: Callable[[str], bool]) -> None:

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
+from desktop.core import bounded_json
 from desktop.core.history.records import ROLES, HistoryError, StoredImage, StoredMessage
 from desktop.core.images import LoadedImage
 
@@ -20,8 +21,8 @@ def message_from_row(row: tuple, images: list[StoredImage]) -> StoredMessage:
         role=role,
         text=text,
         images=images,
-        answer_ids=json.loads(answer_ids) if answer_ids is not None else None,
-        stats=json.loads(stats) if stats is not None else None,
+        answer_ids=bounded_json.stored(answer_ids),
+        stats=bounded_json.stored(stats),
         stopped=bool(stopped),
         created_at=created_at,
     )

@@ -22,8 +22,10 @@ from desktop.core.images import ImageError
 # Beyond this ratio of the long side to the short one an image is tiled (a 16:9 or 21:9
 # screenshot, an A4 page never are).
 TILE_ABOVE_ASPECT = 4.0
-# ~3 s of detection on 2 cores; a 65535 x 10 strip needs 273 tiles.
-MAX_TILES = 512
+# Tiles are lengthened (less enlarged) to stay within this many, about a second of detection
+# on 2 cores; at most MAX_TILES tiles at the natural scale are read (a strip ~390,000 px long).
+PREFERRED_TILES = 64
+MAX_TILES = 256
 # Recognizer input width cap (48 px high lines): the widest line width the warm-up primes.
 REC_MAX_WIDTH = 3584
 
@@ -49,14 +51,21 @@ def plan_tiles(height: int, width: int, max_side: int, min_side: int) -> list[Ti
     length = max(short, max_side * min(short, min_side) // min_side, 4)
     if long <= TILE_ABOVE_ASPECT * short or long <= length:
         return [Tile(0, 0, height, width, 0)]
-    overlap = min(length // 4, 256)
-    count = math.ceil((long - overlap) / (length - overlap))
+    if _count(long, length) > PREFERRED_TILES:  # a thin strip: enlarge it less, in fewer tiles
+        length = max(length, min(max_side, math.ceil(4 * long / (3 * PREFERRED_TILES))))
+    count = _count(long, length)
     if count > MAX_TILES:
         raise ValueError(f"{count} tiles, more than {MAX_TILES}")
+    overlap = min(length // 4, 256)
     starts = [min(i * (length - overlap), long - length) for i in range(count)]
     if width >= height:
         return [Tile(0, s, height, s + length, i) for i, s in enumerate(starts)]
     return [Tile(s, 0, s + length, width, i) for i, s in enumerate(starts)]
+
+
+def _count(long: int, length: int) -> int:
+    overlap = min(length // 4, 256)
+    return math.ceil((long - overlap) / (length - overlap))
 
 
 def check_readable(size: tuple[int, int], max_side: int, min_side: int, name: str) -> None:
