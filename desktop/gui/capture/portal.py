@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtCore import SLOT, QObject, QUrl, Slot
 from PySide6.QtDBus import QDBusConnection, QDBusMessage
 from PySide6.QtGui import QImage
 
@@ -29,6 +29,9 @@ NO_PORTAL = (
 )
 DECLINED = "The screenshot was not taken (the request was declined or cancelled)."
 
+# Qt's SLOT() form (connect() strips its method-kind prefix). Typed arguments: QtDBus then
+# turns the results' a{sv} into a dict (a QDBusMessage's arguments leave it marshalled).
+_RESPONSE_SLOT = SLOT("on_response(uint,QVariantMap)")
 _pending: set[_PortalRequest] = set()  # alive until their Response comes
 
 
@@ -45,9 +48,7 @@ class _PortalRequest(QObject):
         sender = self._bus.baseService().lstrip(":").replace(".", "_")
         # The request's path is known before the call, so no Response can be missed.
         self.path = f"{PORTAL_PATH}/request/{sender}/{token}"
-        self._bus.connect(
-            "", self.path, REQUEST_INTERFACE, "Response", self, "_on_response(QDBusMessage)"
-        )
+        self._bus.connect("", self.path, REQUEST_INTERFACE, "Response", self, _RESPONSE_SLOT)
         call = QDBusMessage.createMethodCall(
             PORTAL_SERVICE, PORTAL_PATH, SCREENSHOT_INTERFACE, "Screenshot"
         )
@@ -56,11 +57,8 @@ class _PortalRequest(QObject):
         if reply.type() == QDBusMessage.MessageType.ErrorMessage:
             self._end(error=f"{NO_PORTAL} ({reply.errorMessage() or reply.errorName()})")
 
-    @Slot(QDBusMessage)
-    def _on_response(self, message: QDBusMessage) -> None:
-        arguments = message.arguments()
-        code = arguments[0] if arguments else 2
-        results = arguments[1] if len(arguments) > 1 and isinstance(arguments[1], dict) else {}
+    @Slot("uint", "QVariantMap")
+    def on_response(self, code: int, results: dict) -> None:
         uri = str(results.get("uri", ""))
         if code != 0 or not uri:
             self._end(error=DECLINED)
@@ -73,9 +71,7 @@ class _PortalRequest(QObject):
         self._end(image=image)
 
     def _end(self, *, error: str = "", image: QImage | None = None) -> None:
-        self._bus.disconnect(
-            "", self.path, REQUEST_INTERFACE, "Response", self, "_on_response(QDBusMessage)"
-        )
+        self._bus.disconnect("", self.path, REQUEST_INTERFACE, "Response", self, _RESPONSE_SLOT)
         _pending.discard(self)
         if image is not None:
             self._done(split_desktop(image))
