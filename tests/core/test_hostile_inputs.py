@@ -11,15 +11,12 @@ import io
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from other_user import as_other_user
+from other_user import as_other_user, shared_folder
 
 from desktop.cli import main
 from desktop.core import atomic, bounded_json
@@ -31,20 +28,6 @@ from desktop.core.model_registry import find_models
 from desktop.core.ocr import model_files
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def open_tmp() -> Iterator[Path]:
-    """A folder another user can reach (pytest's own tmp folders are 0700)."""
-    folder = Path(tempfile.mkdtemp(prefix="desklens-test-"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        for path in (folder, *folder.rglob("*")):
-            with contextlib.suppress(OSError):
-                path.chmod(0o755) if path.is_dir() else None
-        shutil.rmtree(folder)
 
 
 # --- atomic writes ---------------------------------------------------------------------------
@@ -207,10 +190,13 @@ def test_one_broken_model_folder_does_not_hide_the_others(tmp_path: Path) -> Non
     assert "is damaged (not a JSON object)" in entries["d-list"].problem
 
 
-def test_desklens_models_lists_a_folder_it_may_not_read(
-    open_tmp: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_desklens_models_lists_a_folder_it_may_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """As another user: a model folder without read permission is listed with its reason."""
+    with shared_folder() as open_tmp:
+        _list_as_other_user(open_tmp, monkeypatch)
+
+
+def _list_as_other_user(open_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _model_folder(open_tmp, "mine", {})
     locked = _model_folder(open_tmp, "locked", {})
     locked.chmod(0o000)
@@ -317,9 +303,14 @@ def test_damaged_stored_json_drops_the_value_not_the_chat(tmp_path: Path) -> Non
     assert [(m.stats, m.answer_ids) for m in messages] == [(None, None)] * 3
 
 
-def test_a_read_only_history_folder_says_so_and_what_to_do(open_tmp: Path) -> None:
+def test_a_read_only_history_folder_says_so_and_what_to_do() -> None:
     """As another user (root writes anyway), the folder and file not writable for them."""
-    folder = open_tmp / "history"
+    with shared_folder() as open_tmp:
+        message = _open_read_only_history(open_tmp / "history")
+    assert "the folder is read-only" in message and "--data-dir" in message
+
+
+def _open_read_only_history(folder: Path) -> str:
     _history_with_chats(folder, chats=1)
     (folder / DATABASE_NAME).chmod(0o444)
     folder.chmod(0o555)
@@ -331,8 +322,7 @@ def test_a_read_only_history_folder_says_so_and_what_to_do(open_tmp: Path) -> No
             return str(exc)
         return "opened"
 
-    message = as_other_user(opening)
-    assert "the folder is read-only" in message and "--data-dir" in message
+    return as_other_user(opening)
 
 
 def test_history_error_for_an_uncreatable_folder_names_it(tmp_path: Path) -> None:

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TypeVar
 
 NOBODY = 65534
@@ -39,3 +43,17 @@ def as_other_user(function: Callable[[], T], uid: int = NOBODY) -> T:
     if not ok:
         raise value  # type: ignore[misc]
     return value  # type: ignore[return-value]
+
+
+@contextmanager
+def shared_folder() -> Iterator[Path]:
+    """A folder the other user can reach and write in (pytest's own are 0700), like /tmp."""
+    folder = Path(tempfile.mkdtemp(prefix="dl-"))
+    folder.chmod(0o1777)
+    try:
+        yield folder
+    finally:
+        for path in (folder, *folder.rglob("*")):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)  # chmod-ed 000 by a test: rmtree needs to look inside
+        shutil.rmtree(folder)

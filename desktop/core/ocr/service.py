@@ -213,9 +213,8 @@ class OcrService:
     def _serve(self) -> None:
         try:
             self._accept_loop()
-        except BaseException as exc:  # recorded for the owner (serve exits non-zero with it)
+        except Exception as exc:  # for the owner to report (serve then exits non-zero)
             self.failure = f"The OCR service stopped unexpectedly: {describe(exc)}"
-            raise
 
     def _accept_loop(self) -> None:
         assert self._listener is not None
