@@ -61,7 +61,7 @@ def atomic_file(
     temporary: Path | None = None
     try:
         if mkdir:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_folder(target.parent)
         handle, name = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX, suffix=suffix)
         temporary = Path(name)
         if not private and os.chmod in os.supports_fd:  # mkstemp made it 0600
@@ -78,6 +78,13 @@ def atomic_file(
     finally:
         if temporary is not None:
             temporary.unlink(missing_ok=True)
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:  # a file where a folder of the path should be
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)) from exc
 
 
 def write_text(path: str | os.PathLike, text: str, *, mkdir: bool = False) -> Path:
