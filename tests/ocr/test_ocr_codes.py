@@ -26,7 +26,13 @@ from desktop.cli import exit_codes, main
 from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.batch import run_batch
 from desktop.core.ocr.code128 import read_code128
-from desktop.core.ocr.codes import OcrCode, codes_block, find_codes, merge_side_by_side
+from desktop.core.ocr.codes import (
+    OcrCode,
+    codes_block,
+    find_codes,
+    finder_patterns,
+    merge_side_by_side,
+)
 from desktop.core.ocr.pdf import read_pdf
 
 EXPECTED = [("QR", URL), ("QR", UNICODE), ("EAN-13", EAN13), ("Code 128", CODE128)]
@@ -136,3 +142,8 @@ def test_desklens_ocr_prints_the_codes_block(
     assert main(["ocr", "--no-service", str(path)]) == exit_codes.OK
     printed = capsys.readouterr().out
     assert f"QR: {URL}\nQR: {UNICODE}\nEAN-13: {EAN13}\nCode 128: {CODE128}" in printed
+
+
+def test_the_qr_detector_runs_only_where_finder_patterns_are() -> None:
+    assert finder_patterns(gray(page_with_codes())) >= 6  # two QR codes, three corners each
+    assert finder_patterns(gray(page_without_codes())) == 0  # text and a box: none

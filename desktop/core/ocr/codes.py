@@ -1,10 +1,12 @@
 """QR codes and barcodes in a page, decoded with OpenCV's detectors, as part of every OCR result.
 
 A page almost never has a code, so the search must cost little when there is none
-(bench/codes_bench.py): only what the detectors find is decoded. Both look at the full page:
-at half size they miss a screen's QR codes (modules of 2-4 px) and EAN-13s. OpenCV decodes
-EAN/UPC; Code 128 is read by `code128.py`. The rendering side (`OcrCode`, `codes_block`)
-needs only the standard library: the `desklens ocr` client prints without OpenCV.
+(bench/codes_bench.py): OpenCV's QR detector runs only where three QR finder patterns
+(squares nested three deep) are seen, and only what the detectors find is decoded. Both look
+at the full page: at half size they miss a screen's QR codes (modules of 2-4 px) and EAN-13s.
+OpenCV decodes EAN/UPC; Code 128 is read by `code128.py`. The rendering side (`OcrCode`,
+`codes_block`) needs only the standard library: the `desklens ocr` client prints without
+OpenCV.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ _KIND_NAMES = {
 # of a small page (a captured region): such a page is searched padded to this size, which
 # leaves the pixels and their coordinates as they are.
 MIN_SEARCH_SIZE = (1200, 760)
+FINDER_PATTERNS = 3  # a QR code's corners
 _LINK = re.compile(r"^(https?://|mailto:)\S+$", re.IGNORECASE)
 
 
@@ -82,7 +85,8 @@ class CodeReader:
             if self._qr is None:
                 self._qr, self._barcode = cv2.QRCodeDetector(), cv2.barcode.BarcodeDetector()
             page = _padded(gray)
-            codes = self._qr_codes(page) + self._barcodes(page)
+            qr = self._qr_codes(page) if finder_patterns(gray) >= FINDER_PATTERNS else []
+            codes = qr + self._barcodes(page)
         height, width = gray.shape[:2]
         inside = [replace(code, box=_clipped(code.box, width, height)) for code in codes]
         return sorted(inside, key=lambda code: (code.box[1], code.box[0]))
@@ -118,6 +122,29 @@ class CodeReader:
             if texts and texts[0]:
                 codes.append(OcrCode(_KIND_NAMES.get(kinds[0], kinds[0]), texts[0], box))
         return codes
+
+
+def finder_patterns(gray: np.ndarray) -> int:
+    """How many QR finder patterns the page may have: dark squares holding a light ring
+    holding a dark square (contours nested three deep, the inner about 3/7 of the outer).
+    Text almost never nests so; a checkbox with a mark may, which costs only time."""
+    import cv2
+    import numpy as np
+
+    _, dark = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    contours, hierarchy = cv2.findContours(dark, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return 0
+    child = hierarchy[0][:, 2]
+    outer = np.flatnonzero(child >= 0)
+    outer = outer[child[child[outer]] >= 0]  # a child that has a child
+    found = 0
+    for index in outer:
+        _, _, width, height = cv2.boundingRect(contours[index])
+        _, _, inner, _ = cv2.boundingRect(contours[child[child[index]]])
+        if width >= 7 and 0.75 < width / height < 1.33 and 0.2 < inner / width < 0.65:
+            found += 1
+    return found
 
 
 def _padded(gray: np.ndarray) -> np.ndarray:
