@@ -55,6 +55,16 @@ def test_an_extreme_strip_is_read_within_the_memory_budget(
     assert run.peak_rss_mb < MAX_PEAK_RSS_MB
 
 
+def test_the_largest_accepted_image_stays_within_the_memory_budget(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    huge = _strip(tmp_path / "huge.png", 10_000, 10_000)  # 100 MP: images.MAX_PIXELS
+    run = run_limited("ocr", "--no-service", str(huge), env=env)
+    assert run.returncode == exit_codes.OK, run.stderr
+    _no_traceback(run.stderr)
+    assert run.peak_rss_mb < MAX_PEAK_RSS_MB
+
+
 def test_a_strip_too_long_to_tile_is_refused_with_a_sentence(
     env: dict[str, str], tmp_path: Path
 ) -> None:

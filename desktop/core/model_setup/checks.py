@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.core import bounded_json
 from desktop.core.manifest import REQUIRED_FILES, SUPPORTED_MODEL_TYPES
 from desktop.core.model_setup.errors import ModelRejected
 
@@ -28,7 +28,7 @@ def is_ir_folder(folder: Path) -> bool:
 
 def read_json(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = bounded_json.read_json(path)
     except OSError as exc:
         raise ModelRejected(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     except ValueError as exc:

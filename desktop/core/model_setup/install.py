@@ -10,7 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from desktop.core import paths
+from desktop.core import atomic, paths
+from desktop.core.bounded_json import read_json
 from desktop.core.manifest import MANIFEST_NAME, build_manifest, write_manifest
 from desktop.core.model_setup import checks
 from desktop.core.model_setup.errors import SetupError
@@ -43,11 +44,11 @@ def default_models_dir() -> Path:
 def set_max_pixels(folder: Path, max_pixels: int) -> None:
     """Writes the default image pixel budget into the preprocessor config."""
     path = folder / "preprocessor_config.json"
-    config = json.loads(path.read_text())
+    config = read_json(path)
     config.setdefault("size", {})["longest_edge"] = max_pixels
     if "max_pixels" in config:
         config["max_pixels"] = max_pixels
-    path.write_text(json.dumps(config, indent=2) + "\n")
+    atomic.write_text(path, json.dumps(config, indent=2) + "\n")
 
 
 def prepare_target(target: Path, force: bool, say: Say) -> None:

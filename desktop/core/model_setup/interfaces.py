@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from desktop.core import atomic
 from desktop.core.model_setup.errors import ModelRejected
 
 # Sub-model -> (input names, output names) the engine uses by name. The vision, position and
@@ -134,5 +136,5 @@ def check_interfaces(folder: Path, exporter: str = "") -> list[Renamed]:
             port.set("names", ",".join([*_names(port), expected]))
             renamed.append(Renamed(submodel, found, expected))
         if in_renames or out_renames:
-            tree.write(path, encoding="utf-8", xml_declaration=True)
+            atomic.write_with(path, partial(tree.write, encoding="utf-8", xml_declaration=True))
     return renamed
