@@ -55,10 +55,33 @@ from bench.ocr_engines import (  # noqa: E402
 from bench.ocr_report import HEADING, report  # noqa: E402
 from bench.ocr_samples import Sample  # noqa: E402
 from bench.ocr_scoring import Reading, Score, desklens_reading, tesseract_reading  # noqa: E402
-from bench.ocr_styles_documents import DOCUMENT_STYLES  # noqa: E402
+from bench.ocr_styles_documents import (  # noqa: E402
+    DOCUMENT_STYLES,
+    make_code,
+    make_invoice,
+    make_plain,
+    make_small,
+    make_two_columns,
+    make_ui,
+)
 from bench.ocr_styles_screens import SCREEN_STYLES  # noqa: E402
 from bench.ocr_styles_tables import CHART_AND_TABLE_STYLES  # noqa: E402
 from desktop.core.ocr import OcrEngine  # noqa: E402
+from desktop.core.ocr.accuracy import CJK_CHAR, cer  # noqa: E402
+
+# What the other benchmarks take from here (ocr_cli_bench, api_bench, draft_bench, codes_bench).
+__all__ = [
+    "CJK_CHAR",
+    "STYLES",
+    "Sample",
+    "cer",
+    "make_code",
+    "make_invoice",
+    "make_plain",
+    "make_small",
+    "make_two_columns",
+    "make_ui",
+]
 
 Maker = Callable[[random.Random, str], Sample]
 STYLES: list[Maker] = [*DOCUMENT_STYLES, *SCREEN_STYLES, *CHART_AND_TABLE_STYLES]

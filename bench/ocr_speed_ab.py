@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -47,7 +47,15 @@ LAYOUT_MODULES = [
     "decorations",
     "screen_regions",
 ]
-Layout = Callable[[np.ndarray, list], object]
+
+
+@dataclass
+class Timing:
+    style: str
+    before: float  # seconds: models + the baseline's layout
+    after: float  # seconds: models + today's layout
+    layout_before: float
+    layout_after: float
 
 
 def baseline_modules(revision: str, folder: Path) -> tuple[ModuleType, ModuleType]:
@@ -103,31 +111,43 @@ def main() -> None:
         for sample in samples:
             rgb = np.asarray(sample.image)
             bgr, gray = np.ascontiguousarray(rgb[:, :, ::-1]), cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-            old_runs, new_runs = [], []
+            old_runs, new_runs, old_layouts, new_layouts = [], [], [], []
             for _ in range(args.repeat):
                 started = time.perf_counter()
                 fragments = engine._ppocr().read(bgr, engine.detector)  # the same for both
                 models = time.perf_counter() - started
-                old_runs.append(models + layout_seconds(old_layout, old_grids, fragments, gray))
-                new_runs.append(models + layout_seconds(new_layout, new_grids, fragments, gray))
-            rows.append((sample.style, min(old_runs), min(new_runs)))
+                old_layouts.append(layout_seconds(old_layout, old_grids, fragments, gray))
+                new_layouts.append(layout_seconds(new_layout, new_grids, fragments, gray))
+                old_runs.append(models + old_layouts[-1])
+                new_runs.append(models + new_layouts[-1])
+            rows.append(
+                Timing(
+                    sample.style, min(old_runs), min(new_runs), min(old_layouts), min(new_layouts)
+                )
+            )
             print(f"{sample.name:20s} {min(old_runs):.3f} {min(new_runs):.3f}", file=sys.stderr)
     publish(HEADING, report(rows, args), args.write)
 
 
-def report(rows: list[tuple[str, float, float]], args: argparse.Namespace) -> str:
-    old_total, new_total = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    by_style: dict[str, list[tuple[float, float]]] = {}
-    for style, old, new in rows:
-        by_style.setdefault(style, []).append((old, new))
-    table = ["| Style | s/image before | s/image after | after / before |", "|---|---:|---:|---:|"]
-    for style, pairs in by_style.items():
-        old = statistics.mean(p[0] for p in pairs)
-        new = statistics.mean(p[1] for p in pairs)
-        table.append(f"| {style} | {old:.3f} | {new:.3f} | {new / old:.3f} |")
-    ratio = new_total / old_total
-    table.append(f"| **all** | {old_total / len(rows):.3f} | {new_total / len(rows):.3f} | "
-                 f"**{ratio:.3f}** |")  # fmt: skip
+def report(rows: list[Timing], args: argparse.Namespace) -> str:
+    by_style: dict[str, list[Timing]] = {}
+    for row in rows:
+        by_style.setdefault(row.style, []).append(row)
+    table = [
+        "| Style | s/image before | s/image after | after / before | layout ms before | "
+        "layout ms after |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for style, group in [*by_style.items(), ("**all**", rows)]:
+        old = statistics.mean(t.before for t in group)
+        new = statistics.mean(t.after for t in group)
+        layout_old = 1000 * statistics.mean(t.layout_before for t in group)
+        layout_new = 1000 * statistics.mean(t.layout_after for t in group)
+        table.append(
+            f"| {style} | {old:.3f} | {new:.3f} | {new / old:.3f} | {layout_old:.1f} | "
+            f"{layout_new:.1f} |"
+        )
+    ratio = sum(t.after for t in rows) / sum(t.before for t in rows)
     verdict = "PASS" if abs(ratio - 1) <= 0.05 else "MISS"
     return "\n".join(
         [
