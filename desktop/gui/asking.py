@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
@@ -28,6 +29,9 @@ from desktop.gui.session import ConversationSession
 from desktop.gui.settings import AppSettings
 from desktop.gui.status import StatusBar
 from desktop.gui.worker import AskRequest, AskResult, EngineController
+
+if TYPE_CHECKING:
+    from desktop.core.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +62,7 @@ class AskFlow(QObject):
         self._question: UserMessage | None = None  # its bubble, given its id when answered
         self.editing: UserMessage | None = None  # Send replaces this question (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/own_presets.py)
+        self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
         worker = engine.worker
         worker.token.connect(self._on_token)
         worker.finished.connect(self._on_answer)
@@ -104,7 +109,7 @@ class AskFlow(QObject):
         self._question = question
         request = AskRequest(
             self._parts.session.chat,
-            question.text(),
+            question.prompt,
             question.images,
             question.settings or self.generation_settings(),
             user_message_id=question.message_id,
@@ -176,12 +181,16 @@ class AskFlow(QObject):
             parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return
         chat = parts.session.ensure(title)
+        first = not any(isinstance(m, UserMessage) for m in parts.chat.messages())
         self._question = UserMessage(question, images, parts.actions)
         self._question.settings = settings
         parts.chat.add(self._question)
         hints = parts.chat.known_text(images)
         request = AskRequest(chat, question, images, settings, hints=hints)
         request.rewind_from = rewind_from
+        request.system = self.preset_book.system_prompt if first else ""
+        if images and parts.composer.ground_check.isChecked():
+            request.ground = self.ocr_engine
         self._submit(request)
 
     def _drop_from(self, first: QWidget, message_id: int | None) -> bool:
@@ -235,6 +244,7 @@ class AskFlow(QObject):
         widget, self._streaming = self._streaming, None
         if self._question is not None and result.user_message_id is not None:
             self._question.message_id = result.user_message_id  # Edit and Regenerate use it
+            self._question.set_prompt(result.request.question)
         self._question = None
         if result.answer.ok:
             parts.status.set_stats(result.answer.stats)

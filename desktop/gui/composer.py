@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -177,6 +178,12 @@ class Composer(QFrame):
             self.preset_buttons[key] = button
         self._preset_row = row
         row.addStretch(1)
+        self.ground_check = QCheckBox("Use the extracted text")
+        self.ground_check.setToolTip(
+            "Give the model the fast-OCR text of the images with the question (more reliable "
+            "numbers and names; about 700 more tokens to read for a full screenshot)"
+        )
+        row.addWidget(self.ground_check)
         self.send_button = push_button("Send", "primary", "Send the question (Enter)")
         self.send_button.setIconSize(QSize(16, 16))
         self.send_button.clicked.connect(self._on_send_clicked)

@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
             lambda: self.settings,
         )
         self.asking = AskFlow(parts, self.engine, self)
+        self.asking.ocr_engine = self.ocr.worker.ocr_engine  # grounded questions
         self.extraction = ExtractionFlow(parts, self.ocr, self.extract_all_button, self)
         button = self.page.capture_button
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
+from desktop.core.question_context import typed_question
 from desktop.gui.code_links import link_codes
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
@@ -130,14 +131,18 @@ class UserMessage(MessageWidget):
     def __init__(self, text: str, images: Sequence[ImageRef], actions: ChatActions) -> None:
         super().__init__("userBubble", right=True)
         self.images = list(images)
-        self._text = text
+        self._text = typed_question(text)  # shown, copied and edited
+        self.prompt = text  # what the model read: with the system prompt or the OCR text
         self.settings: GenerationSettings | None = None  # as asked (None: reopened chat)
         self._thumbs = (
             self._thumbnails(self.images, CHAT_THUMBNAIL_EDGE, actions) if images else None
         )
-        self._label = text_label(text) if text else None
+        self._label = text_label(self._text) if text else None
         if self._label is not None:
             self.body.addWidget(self._label)
+        self._context = text_label("", "messageMeta", selectable=False)
+        self.body.addWidget(self._context)
+        self.set_prompt(text)
         self.bubble.setAccessibleName("Your message")
         buttons: list[QWidget] = []
         if self.images:
@@ -150,6 +155,13 @@ class UserMessage(MessageWidget):
 
     def text(self) -> str:
         return self._text
+
+    def set_prompt(self, prompt: str) -> None:
+        self.prompt = prompt
+        added = prompt != self._text
+        self._context.setText("With the extracted text or system prompt" if added else "")
+        self._context.setToolTip(prompt if added else "")
+        self._context.setVisible(added)
 
     def natural_width(self) -> int:
         margins = self.body.contentsMargins()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,12 +25,14 @@ from desktop.core.history.handle import ChatHandle
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
 from desktop.core.manifest import ModelError
+from desktop.core.question_context import grounded_prompt
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.settings import EngineOptions
 from desktop.gui.threads import WorkerController
 
 if TYPE_CHECKING:
     from desktop.core.engine import Preparation, VLMEngine
+    from desktop.core.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +51,9 @@ class AskRequest:
     # Regenerate / edit and resend: this stored message and every later one are dropped (in
     # the store and the engine's state) before the question is asked.
     rewind_from: int | None = None
+    # Put before the question once, by the worker (the stored question is the whole prompt):
+    ground: Callable[[], OcrEngine] | None = None  # the fast OCR of `images` ("Use the …")
+    system: str = ""  # the system prompt of a new chat
 
     @property
     def conversation_id(self) -> int | None:
@@ -188,6 +194,11 @@ class EngineWorker(QObject):
             images = [ref.load() for ref in request.images]
         except ImageError as exc:
             return AskResult(request, Answer("", "error", error=str(exc)))
+        if request.ground is not None or request.system:
+            request.question = grounded_prompt(
+                request.question, images, request.ground, request.system
+            )
+            request.ground, request.system = None, ""  # composed: a Retry sends it as it is
         result = AskResult(request, Answer("", "error"))
         conversation_id = self._resolve(result)
         if request.rewind_from is not None and conversation_id is not None:

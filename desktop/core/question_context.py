@@ -1,0 +1,60 @@
+"""What goes before a question: the optional system prompt of a new chat and the fast-OCR
+text of the question's images ("Use the extracted text", `desklens ask --ground`). Both come
+before the question, so that reading ahead can feed them before the question is typed.
+
+The stored question is the whole prompt (what the model read), so a reopened chat replays
+exactly what the engine's KV state holds; `typed_question` gives back the words the user typed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from desktop.core.refine import grounded_question
+
+if TYPE_CHECKING:
+    from desktop.core.images import LoadedImage
+    from desktop.core.ocr import OcrEngine
+
+logger = logging.getLogger(__name__)
+
+QUESTION_LABEL = "Question: "
+SEPARATOR = "\n\n"
+
+
+def compose_question(question: str, *, system: str = "", ocr_texts: Sequence[str] = ()) -> str:
+    """`question` as the model reads it: system prompt, then each image's OCR lines."""
+    prompt = grounded_question(question, list(ocr_texts)) if ocr_texts else question
+    if not system:
+        return prompt
+    if not ocr_texts:
+        prompt = QUESTION_LABEL + question
+    return system + SEPARATOR + prompt
+
+
+def typed_question(prompt: str) -> str:
+    """The user's own words of a composed prompt (the prompt itself when nothing was added)."""
+    head, separator, question = prompt.rpartition(SEPARATOR + QUESTION_LABEL)
+    return question if separator and head else prompt
+
+
+def grounded_prompt(
+    question: str,
+    images: Sequence[LoadedImage],
+    ocr: Callable[[], OcrEngine] | None,
+    system: str = "",
+) -> str:
+    """Runs the fast OCR on `images` (when `ocr` is given) and composes the prompt. An OCR
+    that fails leaves the question without its grounding rather than failing the answer."""
+    texts: list[str] = []
+    if ocr is not None and images:
+        from desktop.core.ocr import grounding_text
+
+        try:
+            engine = ocr()
+            texts = [grounding_text(engine.extract(image)) for image in images]
+        except Exception:  # OpenVINO raises plain RuntimeErrors; the answer still runs
+            logger.exception("the fast OCR for a grounded question failed")
+    return compose_question(question, system=system, ocr_texts=texts)
