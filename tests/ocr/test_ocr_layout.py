@@ -373,3 +373,22 @@ def parsed_table(parser, markdown: str) -> list[list[str]]:
             rows.append(row)
             row = None
     return rows
+
+
+def test_slide_reads_bullets_then_the_caption_beside_them_then_the_footer() -> None:
+    bullets = [
+        "the first point of this slide is long enough",
+        "and it wraps onto a second line below it",
+        "the second point carries on with more words",
+    ]
+    fragments = [fragment(line, 100, 100 + row * LINE, 400) for row, line in enumerate(bullets)]
+    fragments.append(fragment("Figure 2: sales by region", 700, 100 + 3 * LINE - 12))
+    fragments += [fragment("Northwind Traders", 60, 400), fragment("7", 1180, 400)]
+    assert texts(fragments) == [*bullets, "Figure 2: sales by region", "Northwind Traders 7"]
+
+
+def test_a_date_level_with_a_heading_stays_in_its_row() -> None:
+    fragments = [fragment("Weekly status report for the team", 20, 0, 300)]
+    fragments.append(fragment("12/03/2025", 700, 0))
+    fragments += [fragment(line, 20, 40 + row * LINE, 380) for row, line in enumerate(PROSE_LEFT)]
+    assert texts(fragments) == ["Weekly status report for the team 12/03/2025", *PROSE_LEFT]
