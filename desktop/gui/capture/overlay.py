@@ -110,8 +110,7 @@ class CaptureOverlay(QWidget):
             painter.drawImage(QRectF(selection), image, QRectF(source))
             painter.setPen(QPen(QColor("#4c8dff"), 2))
             painter.drawRect(selection.adjusted(0, 0, -1, -1))
-        else:
-            self._paint_hint(painter)
+        self._paint_hint(painter)
         painter.end()
         self.painted.emit()
 
