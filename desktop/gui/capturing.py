@@ -153,8 +153,9 @@ class CaptureFlow(QObject):
     def _copy(self, text: str, image: ImageRef) -> None:
         clipboard = QGuiApplication.clipboard()
         if not text.strip():
-            self.toast.show_result(f"No text found in {image.name}.", None, undo=None,
-                                   show=self._show_window)  # fmt: skip
+            self.toast.show_result(
+                f"No text found in {image.name}.", None, undo=None, show=self._show_window
+            )
             self.copied.emit("")
             return
         previous = clipboard.text()

@@ -126,6 +126,16 @@ def test_a_dragged_region_is_read_to_the_clipboard_and_undo_restores_it(desktop)
     assert app.wait_for("clipboard")["text"] == "what was there"
 
 
+def test_the_capture_button_steps_the_window_aside_and_brings_it_back(desktop) -> None:
+    server, app, ready = desktop
+    server.xdotool("mousemove", *ready["capture_button"], "click", "1")
+    app.wait_for("overlay")  # the window hid first, so it is not in the frozen picture
+    server.drag(*inside(ready["target"]))
+    copied = app.wait_for("copied")
+    assert copied["text"] == TARGET_TEXT
+    assert copied["window_visible"]  # back where it was
+
+
 def test_escape_cancels_with_nothing_copied(desktop) -> None:
     server, app, ready = desktop
     app.send("set-clipboard kept")

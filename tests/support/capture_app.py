@@ -58,9 +58,10 @@ def device(rect: QRect, scale: float) -> list[int]:
 class Target(QWidget):
     """Black text on white: what the capture must read back."""
 
-    def __init__(self) -> None:
+    def __init__(self, window) -> None:
         flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
         super().__init__(None, flags)
+        self.app_window = window  # for where its Capture button is (None: no app)
         self.setGeometry(TARGET_GEOMETRY)
         self.setWindowTitle(TARGET_TITLE)
         self.on_painted = self.report
@@ -80,7 +81,17 @@ class Target(QWidget):
 
     def report(self) -> None:
         scale = self.devicePixelRatioF()
-        say("ready", target=device(self.geometry(), scale), scale=scale)
+        if self.app_window is None:
+            say("ready", target=device(self.geometry(), scale), scale=scale)
+            return
+        button = self.app_window.page.capture_button
+        centre = button.mapToGlobal(button.rect().center())
+        say(
+            "ready",
+            target=device(self.geometry(), scale),
+            scale=scale,
+            capture_button=[round(centre.x() * scale), round(centre.y() * scale)],
+        )
 
 
 class Driver(QObject):
@@ -120,6 +131,7 @@ class Driver(QObject):
             text=text,
             clipboard=self.clipboard(),
             note=toast.label.text(),
+            window_visible=self.window.isVisible(),
             undo=[round(centre.x() * scale), round(centre.y() * scale)],
             **self.crop(),
         )
@@ -156,7 +168,7 @@ def target_only() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
-    target = Target()
+    target = Target(None)
     target.show()
     notifier = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read)
     notifier.activated.connect(app.quit)  # any line, or stdin closed
@@ -168,7 +180,7 @@ def main() -> int:
         return target_only()
     record_writes()
     app, window = create_app(data_dir=Path(sys.argv[1]))
-    target = Target()
+    target = Target(window)
     target.show()
     driver = Driver(window, target)
     code = app.exec()

@@ -84,9 +84,13 @@ def _x11_children(xlib: ctypes.CDLL, display: int, root: int) -> list[QRect]:
     children, count = ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
     display_p = ctypes.c_void_p(display)
     if not xlib.XQueryTree(
-        display_p, ctypes.c_ulong(root), ctypes.byref(root_back), ctypes.byref(parent),
-        ctypes.byref(children), ctypes.byref(count),
-    ):  # fmt: skip
+        display_p,
+        ctypes.c_ulong(root),
+        ctypes.byref(root_back),
+        ctypes.byref(parent),
+        ctypes.byref(children),
+        ctypes.byref(count),
+    ):
         return []
     rects = []
     for index in range(count.value):  # bottom to top
@@ -112,7 +116,8 @@ def _win32_windows() -> list[QRect]:
         if user32.IsWindowVisible(window) and not user32.IsIconic(window):
             user32.GetWindowRect(window, ctypes.byref(rect))
             if rect.right > rect.left and rect.bottom > rect.top:
-                rects.append(QRect(rect.left, rect.top, rect.right - rect.left,
-                                   rect.bottom - rect.top))  # fmt: skip
+                rects.append(
+                    QRect(rect.left, rect.top, rect.right - rect.left, rect.bottom - rect.top)
+                )
         window = user32.GetWindow(window, 2)  # GW_HWNDNEXT
     return rects
