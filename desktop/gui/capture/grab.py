@@ -32,6 +32,9 @@ def grab_screens(done: Done, failed: Failed) -> None:
 
         grab_through_portal(done, failed)
         return
+    if sys.platform == "darwin" and not _macos_may_record():
+        failed(MACOS_PERMISSION)
+        return
     frozen = [_grab(screen) for screen in QGuiApplication.screens()]
     if not frozen or all(_blank(shot.image) for shot in frozen):
         failed(MACOS_PERMISSION if sys.platform == "darwin" else "The screen could not be read.")
@@ -44,6 +47,21 @@ def _grab(screen: QScreen) -> FrozenScreen:
     # scale, which the overlay uses to paint it sharp and to map the selection back.
     image = screen.grabWindow(0).toImage()
     return FrozenScreen(screen, screen.geometry(), image)
+
+
+def _macos_may_record() -> bool:
+    """macOS 10.15+: without Screen Recording the grab shows only the wallpaper, so ask first
+    (CoreGraphics' preflight; the request adds DeskLens to the list in System Settings)."""
+    import ctypes
+
+    graphics = ctypes.cdll.LoadLibrary(
+        "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics"
+    )
+    graphics.CGPreflightScreenCaptureAccess.restype = ctypes.c_bool
+    if graphics.CGPreflightScreenCaptureAccess():
+        return True
+    graphics.CGRequestScreenCaptureAccess()
+    return False
 
 
 def _blank(image: QImage) -> bool:
