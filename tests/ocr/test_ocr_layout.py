@@ -330,15 +330,20 @@ def test_a_wide_header_cell_stays_over_its_column() -> None:
 
 
 def test_table_json_has_cells_with_boxes() -> None:
-    rows = [("Item", "Qty"), ("Pens", "10"), ("Ink", ""), ("Paper", "5"), ("Glue", "2")]
+    rows = [
+        ("Item", "Qty", "Price"),
+        ("Pens", "10", "2.50"),
+        ("Ink", "", "19.99"),
+        ("Glue", "2", "1.20"),
+    ]
     fragments = [
         fragment(cell, x, number * LINE)
         for number, row in enumerate(rows)
-        for x, cell in zip((20, 300), row, strict=True)
+        for x, cell in zip((20, 300, 450), row, strict=True)
         if cell
     ]
     layout = arrange(fragments)
-    result = OcrResult(lines=layout.lines, width=400, height=200, seconds=0.0, tables=layout.tables)
+    result = OcrResult(lines=layout.lines, width=600, height=200, seconds=0.0, tables=layout.tables)
     [table] = result.to_dict()["tables"]
     assert [[cell["text"] for cell in row] for row in table["cells"]] == [list(r) for r in rows]
     assert table["cells"][1][1]["box"] == [300, LINE, 318, LINE + HEIGHT]

@@ -24,6 +24,9 @@ from desktop.core.ocr.screen_regions import (
 MAX_SPANNING_ROWS = 3
 # A row this wide (share of the region) reads across any columns above or below it.
 SPANNING_SHARE = 0.8
+# A table column may lack a few cells; a menu beside other labels lacks most (its items can
+# still sit level with the other side's rows, first and last included).
+MIN_FILLED_SHARE = 0.6
 
 
 @dataclass
@@ -77,7 +80,8 @@ def _xy_cut(items: list[Item], text_height: float, column: int) -> list[Region]:
             for index, part in enumerate(columns)
             for region in segment(part, text_height, index)
         ]
-    if cut is None:  # rows packed without a blank line and no gutter: one block, row by row
+    cut = cut if cut is not None else _widest_horizontal_gap(items, 0.0)
+    if cut is None:
         return [Region(items, column)]
     above = [item for item in items if item.centre_y < cut]
     below = [item for item in items if item.centre_y >= cut]
@@ -206,8 +210,11 @@ def _are_separate_columns(
         return any(abs(row.centre_y - other.centre_y) < 0.3 * text_height for other in others)
 
     matched = sum(1 for row in fewer if level(row, more))
-    if matched == len(fewer) and level(more[0], fewer) and level(more[-1], fewer):
-        return False  # the shorter side only has holes inside: a table with empty cells
+    holes_inside = level(more[0], fewer) and level(more[-1], fewer)
+    cells = not (_is_wordy(left_rows) or _is_wordy(right_rows))
+    if cells and matched == len(fewer) and holes_inside:
+        # the shorter side has a few holes inside: a table with empty cells
+        return len(fewer) < MIN_FILLED_SHARE * len(more)
     return matched < 0.8 * len(more)
 
 
