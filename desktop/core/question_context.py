@@ -58,3 +58,18 @@ def grounded_prompt(
         except Exception:  # OpenVINO raises plain RuntimeErrors; the answer still runs
             logger.exception("the fast OCR for a grounded question failed")
     return compose_question(question, system=system, ocr_texts=texts)
+
+
+def context_label(prompt: str) -> str:
+    """What was put before the typed words, said for the question's bubble ("" for nothing)."""
+    typed = typed_question(prompt)
+    if typed == prompt:
+        return ""
+    from desktop.core.ocr.grounding import NO_TEXT, OCR_MARK
+
+    head = prompt[: len(prompt) - len(typed)]
+    grounded = OCR_MARK in head or NO_TEXT in head
+    system = not head.startswith((OCR_MARK, NO_TEXT, "Image 1:"))
+    if grounded and system:
+        return "With your system prompt and the extracted text"
+    return "With the extracted text" if grounded else "With your system prompt"

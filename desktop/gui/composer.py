@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QScrollArea,
     QSizePolicy,
@@ -149,6 +150,12 @@ class Composer(QFrame):
         self.editor.mime_pasted.connect(self.mime_pasted)
         self.editor.textChanged.connect(self._update_buttons)
         layout.addWidget(self.editor)
+        self.ground_check = QCheckBox("Use the extracted text")  # shown with images attached
+        self.ground_check.setToolTip(
+            "Give the model the fast-OCR text of the images with the question (more reliable "
+            "numbers and names; about 700 more tokens to read for a full screenshot)"
+        )
+        layout.addWidget(self.ground_check)
 
         row = QHBoxLayout()
         row.setSpacing(6)
@@ -176,14 +183,13 @@ class Composer(QFrame):
             button.clicked.connect(lambda _=False, k=key: self._on_preset(k))
             row.addWidget(button)
             self.preset_buttons[key] = button
-        self._preset_row = row
-        row.addStretch(1)
-        self.ground_check = QCheckBox("Use the extracted text")
-        self.ground_check.setToolTip(
-            "Give the model the fast-OCR text of the images with the question (more reliable "
-            "numbers and names; about 700 more tokens to read for a full screenshot)"
+        self.own_presets_button = push_button(
+            "Mine", "chip", "Your prompts (Settings > My prompts)"
         )
-        row.addWidget(self.ground_check)
+        self.own_presets_button.setMenu(QMenu(self.own_presets_button))
+        self.own_presets_button.hide()
+        row.addWidget(self.own_presets_button)
+        row.addStretch(1)
         self.send_button = push_button("Send", "primary", "Send the question (Enter)")
         self.send_button.setIconSize(QSize(16, 16))
         self.send_button.clicked.connect(self._on_send_clicked)
@@ -230,18 +236,16 @@ class Composer(QFrame):
         return self._strip.widget().findChildren(AttachmentChip)
 
     def set_own_presets(self, presets: list[Preset]) -> None:
-        """The user's presets as chips after the built-in ones (`preset_requested` as theirs)."""
-        for key in [k for k in self.preset_buttons if k not in PRESETS]:
-            button = self.preset_buttons.pop(key)
-            self._preset_row.removeWidget(button)
-            button.deleteLater()
-        position = self._preset_row.indexOf(self.presets_label) + len(PRESETS) + 1
-        for offset, preset in enumerate(presets):
-            button = push_button(preset.label, "chip", preset.prompt[:300])
-            button.clicked.connect(lambda _=False, k=preset.key: self._on_preset(k))
-            self._preset_row.insertWidget(position + offset, button)
-            self.preset_buttons[preset.key] = button
-        self._update_buttons()
+        """The user's presets in the "Mine" menu after the built-in chips (`preset_requested`
+        with their `user:` keys); the button shows only when there are some."""
+        menu = self.own_presets_button.menu()
+        menu.clear()
+        for preset in presets:
+            action = menu.addAction(preset.label)
+            action.setToolTip(preset.prompt[:300])
+            action.triggered.connect(lambda _=False, k=preset.key: self._on_preset(k))
+        menu.setToolTipsVisible(True)
+        self.own_presets_button.setVisible(bool(presets))
 
     # --- state ---------------------------------------------------------------------------
 
@@ -308,7 +312,8 @@ class Composer(QFrame):
 
     def _update_buttons(self) -> None:
         has_images = bool(self._attachments)
-        for button in self.preset_buttons.values():
+        for button in [*self.preset_buttons.values(), self.own_presets_button]:
             button.setEnabled(has_images and not self._generating)
+        self.ground_check.setVisible(has_images)
         has_input = bool(self.editor.toPlainText().strip()) or has_images
         self.send_button.setEnabled(self._generating or has_input)

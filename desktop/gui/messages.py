@@ -15,12 +15,13 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
-from desktop.core.question_context import typed_question
+from desktop.core.ocr.readability import UNREADABLE_NOTE, readability_of_json
+from desktop.core.question_context import context_label, typed_question
 from desktop.gui.code_links import link_codes
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.markdown_view import MarkdownView
-from desktop.gui.widgets import Thumbnail, copy_button, flat_button, text_label
+from desktop.gui.widgets import Thumbnail, copy_button, flat_button, push_button, text_label
 
 if TYPE_CHECKING:
     from desktop.gui.worker import AskRequest
@@ -159,7 +160,7 @@ class UserMessage(MessageWidget):
     def set_prompt(self, prompt: str) -> None:
         self.prompt = prompt
         added = prompt != self._text
-        self._context.setText("With the extracted text or system prompt" if added else "")
+        self._context.setText(context_label(prompt))
         self._context.setToolTip(prompt if added else "")
         self._context.setVisible(added)
 
@@ -281,9 +282,15 @@ class OcrMessage(MessageWidget):
             self.label = text_label(result.text or "No text was found in this image.")
             link_codes(self.label)  # "QR: https://..." opens in the browser
         self.body.addWidget(self.label)
+        # Most lines were found but not read (an unknown script): say so, offer the model.
+        self.unreadable = readability_of_json(result.json).failed
+        if self.unreadable:
+            self.body.addWidget(text_label(UNREADABLE_NOTE, "errorText"))
         save = flat_button("Save as…", "Save the text as .txt, .md or .json")
         save.clicked.connect(lambda: actions.save_text.emit(self.result))
         refine = flat_button("Refine with AI", "Ask the model to rewrite this image as Markdown")
+        if self.unreadable:
+            refine = push_button("Read with AI", "primary", "Let the model read this image")
         refine.clicked.connect(lambda: actions.refine.emit(self.image))
         self._footer(copy_button(self.text, "extracted text"), save, refine)
 

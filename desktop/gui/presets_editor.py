@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -33,7 +34,7 @@ from desktop.core.user_presets import (
 )
 from desktop.gui.own_presets import OwnPresetsFlow
 from desktop.gui.storage import StorageController
-from desktop.gui.widgets import push_button
+from desktop.gui.widgets import push_button, set_role
 
 JSON_FILTER = "DeskLens prompts (*.json)"
 
@@ -66,8 +67,8 @@ class PresetsEditor(QDialog):
         for label, slot in (
             ("Add", self.add),
             ("Remove", self.remove),
-            ("Up", lambda: self.move(-1)),
-            ("Down", lambda: self.move(1)),
+            ("Up", lambda: self.move_selected(-1)),
+            ("Down", lambda: self.move_selected(1)),
         ):
             button = push_button(label)
             button.clicked.connect(slot)
@@ -115,6 +116,9 @@ class PresetsEditor(QDialog):
         box = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
+        for button in box.buttons():
+            button.setIcon(QIcon())  # Fusion's stock icons clash with the flat look
+        set_role(box.button(QDialogButtonBox.StandardButton.Ok), "primary")
         box.accepted.connect(self.accept)
         box.rejected.connect(self.reject)
         bottom.addStretch(1)
@@ -138,7 +142,7 @@ class PresetsEditor(QDialog):
             self._current = -1
             self._fill_list(min(row, len(self.drafts) - 1))
 
-    def move(self, step: int) -> None:
+    def move_selected(self, step: int) -> None:
         row = self.list.currentRow()
         if 0 <= row + step < len(self.drafts) and row >= 0:
             self._keep_current()

@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 
 from gui_support import SIGNAL_TIMEOUT_MS, save_png, text_image
-from PySide6.QtCore import Qt
 
 from desktop.cli import main
 from desktop.core.images import load_image
-from desktop.core.presets import PRESETS
 from desktop.core.user_presets import PresetBook, UserPreset
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.presets_editor import PresetsEditor
@@ -28,7 +26,7 @@ def edit(editor: PresetsEditor, name: str, prompt: str, length: int = 0, schema:
 
 
 def own_chips(window) -> list[str]:
-    return [b.text() for k, b in window.composer.preset_buttons.items() if k not in PRESETS]
+    return [a.text() for a in window.composer.own_presets_button.menu().actions()]
 
 
 def test_own_prompts_are_edited_used_kept_and_read_by_the_cli(
@@ -47,7 +45,7 @@ def test_own_prompts_are_edited_used_kept_and_read_by_the_cli(
     editor.accept()
     assert "built-in preset" in editor.problem.text()
     editor.remove()
-    editor.move(-1)  # Summary before Totals
+    editor.move_selected(-1)  # Summary before Totals
     editor.system_edit.setPlainText("Answer briefly.")
     editor.accept()
     window.own_presets.replace(editor.book)
@@ -57,7 +55,9 @@ def test_own_prompts_are_edited_used_kept_and_read_by_the_cli(
     picture = save_png(text_image("Total 12.50"), tmp_path / "total.png")
     window.composer.add_images([ImageRef.of(load_image(picture))])
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
-        qtbot.mouseClick(window.composer.preset_buttons["user:Totals"], Qt.MouseButton.LeftButton)
+        next(
+            a for a in window.composer.own_presets_button.menu().actions() if a.text() == "Totals"
+        ).trigger()
     request = blocker.args[0].request
     assert request.question.endswith("List every total.")
     assert request.settings.max_new_tokens == 24 and request.settings.json_schema == SCHEMA

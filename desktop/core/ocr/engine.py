@@ -81,12 +81,15 @@ class OcrEngine:
         del image, loaded
         gray = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY)
         cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR, dst=pixels)
+        unsure: list[TextFragment] = []
         with self._lock:
-            fragments = self._ppocr().read(pixels, self.detector)
+            fragments = self._ppocr().read(pixels, self.detector, unsure)
         del pixels
-        return self.result_from_fragments(
+        result = self.result_from_fragments(
             fragments, size, started=started, source_name=label, gray=gray
         )
+        result.unsure_lines = len(unsure)
+        return result
 
     @staticmethod
     def result_from_fragments(

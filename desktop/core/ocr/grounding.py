@@ -16,6 +16,7 @@ HEADER = (
     "(x1,y1,x2,y2) on a 0-1000 scale. It may contain recognition mistakes."
 )
 NO_TEXT = "OCR found no text in the image."
+OCR_MARK = HEADER.split(";")[0]  # how every grounding block starts, with or without boxes
 
 
 def grounding_text(

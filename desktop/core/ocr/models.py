@@ -96,6 +96,7 @@ class OcrResult:
     page: int | None = None  # 1-based page number when the image is a PDF page
     text_layer: bool = False  # read from the PDF's embedded text, not by OCR
     codes: list[OcrCode] = field(default_factory=list)  # QR codes and barcodes, top to bottom
+    unsure_lines: int = 0  # lines found but read too unsurely to keep (see readability.py)
 
     def text(self) -> str:
         """Plain text: a blank line between paragraphs, code indentation kept; then the
@@ -127,6 +128,7 @@ class OcrResult:
                 for table in self.tables
             ],
             "codes": [code.to_dict() for code in self.codes],
+            "unsure_lines": self.unsure_lines,
         }
 
     def to_json(self) -> str:

@@ -92,18 +92,28 @@ class PpOcr:
         self._rec_requests = [self._rec.create_infer_request() for _ in range(jobs)]
         self._workers = ThreadPoolExecutor(jobs, thread_name_prefix="ocr-recognizer")
 
-    def read(self, bgr: np.ndarray, settings: DetectorSettings) -> list[TextFragment]:
-        """Detect and read every text line of a BGR uint8 image."""
+    def read(
+        self,
+        bgr: np.ndarray,
+        settings: DetectorSettings,
+        unsure: list[TextFragment] | None = None,
+    ) -> list[TextFragment]:
+        """Detect and read every text line of a BGR uint8 image. The lines found but read
+        below MIN_CONFIDENCE (often a script the recognizer has no characters for) are left
+        out, and appended to `unsure` when it is given."""
         quads = self.detect(bgr, settings)
         crops = [crop_line(bgr, quad) for quad in quads]
         if self._cls is not None:
             crops = self._upright(crops)
         reads = self.recognize_lines(crops)
-        return [
-            TextFragment(text=text, quad=tuple(map(tuple, quad.tolist())), confidence=score)
-            for quad, (text, score) in zip(quads, reads, strict=True)
-            if score >= MIN_CONFIDENCE and text.strip()
-        ]
+        kept: list[TextFragment] = []
+        for quad, (text, score) in zip(quads, reads, strict=True):
+            fragment = TextFragment(text, tuple(map(tuple, quad.tolist())), score)
+            if score >= MIN_CONFIDENCE and text.strip():
+                kept.append(fragment)
+            elif unsure is not None:
+                unsure.append(fragment)
+        return kept
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
         """Text line quadrilaterals (4x2 float32, clockwise from top-left) in image pixels.
