@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
-from desktop.core.ocr.readability import UNREADABLE_NOTE, readability_of_json
 from desktop.core.question_context import context_label, typed_question
 from desktop.gui.code_links import link_codes
 from desktop.gui.flow_layout import FlowLayout
@@ -283,6 +282,9 @@ class OcrMessage(MessageWidget):
             link_codes(self.label)  # "QR: https://..." opens in the browser
         self.body.addWidget(self.label)
         # Most lines were found but not read (an unknown script): say so, offer the model.
+        # Imported here: importing the GUI must not load the OCR package (test_gui_parts).
+        from desktop.core.ocr.readability import UNREADABLE_NOTE, readability_of_json
+
         self.unreadable = readability_of_json(result.json).failed
         if self.unreadable:
             self.body.addWidget(text_label(UNREADABLE_NOTE, "errorText"))

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QToolButton
 from desktop.core import atomic
 from desktop.core.history import HistoryStore
 from desktop.core.history.image_files import ImageFiles
+from desktop.core.user_presets import PresetBook, UserPreset
 from desktop.gui import export
 from desktop.gui.messages import AssistantMessage, OcrMessage, UserMessage
 from desktop.gui.settings import SettingsStore
@@ -87,6 +88,7 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
     send(qtbot, window, "Which number?")
     window.exporting.save("md", tmp_path / "chat.md")
     window.exporting.save("html", tmp_path / "chat.html")
+    window.own_presets.replace(PresetBook((UserPreset("Totals", "List every total."),)))
 
     # Rename the chat in the sidebar, change a setting, then delete another chat for good.
     window.sidebar.list.item(0).setText("Invoices")
@@ -115,6 +117,7 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
         "delete_messages_from",
     }
     assert (tmp_path / "chat images").is_dir() and (tmp_path / "chat.html").is_file()
+    assert "Totals" in (window.data_dir / "presets.json").read_text(encoding="utf-8")
     assert on_gui_thread(calls) == []
 
 
