@@ -94,8 +94,12 @@ class AskFlow(QObject):
         settings = self.generation_settings()
         if edited is None:
             self._ask(question, images, settings, title=question)
-        elif not self._engine.busy and self._drop_from(edited, edited.message_id):
+        elif self._drop_from(edited, edited.message_id):
             self._ask(question, images, edited.settings or settings, question, edited.message_id)
+        else:  # not confirmed: the edit stays in the composer, still an edit
+            self.editing = edited
+            self._parts.composer.editor.setPlainText(question)
+            self._parts.composer.add_images(images)
 
     def regenerate(self, answer: AssistantMessage) -> None:
         """Answers the question of `answer` again; it and every later message go."""

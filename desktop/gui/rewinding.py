@@ -44,7 +44,7 @@ class RewindFlow(QObject):
         self.bar.cancel_button.clicked.connect(self.cancel_edit)
         parts.actions.edit.connect(self.edit)
         parts.actions.regenerate.connect(self.regenerate)
-        composer.send_requested.connect(lambda *_: self._end_edit())  # after AskFlow's slot
+        composer.send_requested.connect(self._after_send)  # runs after AskFlow's slot
         parts.session.opened.connect(lambda _chat: self.cancel_edit())
         composer.editor.installEventFilter(self)
 
@@ -81,6 +81,11 @@ class RewindFlow(QObject):
         self._end_edit()
         self._parts.composer.editor.clear()
         self._parts.composer.clear_images()
+
+    @Slot(str, list)
+    def _after_send(self, _question: str, _images: list) -> None:
+        if self._asking.editing is None:  # sent (else kept: the drop was not confirmed)
+            self.bar.hide()
 
     def _end_edit(self) -> None:
         self._asking.editing = None

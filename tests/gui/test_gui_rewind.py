@@ -138,12 +138,22 @@ def test_edit_and_resend_drops_later_turns_and_continues_exactly(
 
 
 def test_up_in_an_empty_composer_edits_the_last_question_and_cancel_keeps_it(
-    qtbot, launch, tiny_ir
+    qtbot, launch, tiny_ir, monkeypatch
 ):
     window = launch(model_dir=tiny_ir)
     short_answers(window)
     send(qtbot, window, "First question")
     send(qtbot, window, "Second question")
+
+    # Editing the first question would drop the second: saying no keeps all, and the edit.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Cancel)
+    window.rewinding.edit(shown(window, UserMessage)[0])
+    window.composer.editor.setPlainText("First, edited")
+    qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    assert len(shown(window, UserMessage)) == 2 and window.rewinding.bar.isVisible()
+    assert window.composer.editor.toPlainText() == "First, edited"
+    assert not window.engine.busy
+    window.rewinding.cancel_edit()
 
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Up)
     assert window.composer.editor.toPlainText() == "Second question"
