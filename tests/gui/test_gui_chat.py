@@ -188,6 +188,7 @@ def test_rename_and_search_conversations(qtbot, launch, tmp_path):
     window.sidebar.search.clear()
     item = window.sidebar.list.item(1)
     item.setText("Lunch receipt")  # what finishing the in-place editor does
+    qtbot.waitUntil(lambda: not window.storage.busy)  # renamed on the storage thread
     conversations, _ = stored_messages(data)
     assert sorted(c.title for c in conversations) == ["Lunch receipt", "Slides"]
 

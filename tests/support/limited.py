@@ -22,10 +22,17 @@ ADDRESS_SPACE_LIMIT = 3584 << 20
 # "under ~1.5 GB beyond the loaded models" (~0.35 GB resident after the OCR warm-up)
 MAX_PEAK_RSS_MB = 1900
 
+# The peak is the child's own VmHWM: ru_maxrss would keep the forked parent's (a pytest
+# process that has loaded models, ~2 GB) across the exec.
 _CHILD = (
-    "import atexit, resource, sys\n"
-    "atexit.register(lambda: sys.stderr.write("
-    "f'\\npeak-rss-kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n'))\n"
+    "import atexit, re, resource, sys\n"
+    "def peak():\n"
+    "    try:\n"
+    "        status = open('/proc/self/status').read()\n"
+    "        return int(re.search(r'VmHWM:\\s+(\\d+)', status).group(1))\n"
+    "    except (OSError, AttributeError):\n"
+    "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "atexit.register(lambda: sys.stderr.write(f'\\npeak-rss-kb={peak()}\\n'))\n"
     "from desktop.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
