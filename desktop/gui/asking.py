@@ -162,6 +162,7 @@ class AskFlow(QObject):
         answer is stopped and saved with its own conversation)."""
         self.stop()
         self._streaming = None
+        self._question = None  # its bubble goes with the view
 
     @Slot()
     def copy_last_answer(self) -> None:
