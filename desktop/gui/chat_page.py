@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.gui.chat_view import COLUMN_MAX_WIDTH, ChatView
 from desktop.gui.composer import Composer
@@ -39,6 +48,9 @@ class ChatPage(QWidget):
         header_row.setContentsMargins(20, 10, 16, 6)
         self.title_label = QLabel("New chat")
         self.title_label.setObjectName("sidebarTitle")
+        # In a narrow window the title gives way (its full text is the window's title); the
+        # buttons keep their labels.
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         header_row.addWidget(self.title_label, 1)
         self.extract_all_button = push_button(
             "Extract text from all", tooltip="Read the text of every attached image (Ctrl+E)"
@@ -53,7 +65,13 @@ class ChatPage(QWidget):
         column.addWidget(header)
 
         self.first_run = FirstRunPanel(models_dir)
-        self.first_run_holder = _centred(self.first_run, (20, 6, 20, 6))
+        # Scrolls rather than squeezes its rows together when the window is short.
+        self.first_run_holder = QScrollArea()
+        self.first_run_holder.setObjectName("chatScroll")
+        self.first_run_holder.setFrameShape(QFrame.Shape.NoFrame)
+        self.first_run_holder.setWidgetResizable(True)
+        self.first_run_holder.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.first_run_holder.setWidget(_centred(self.first_run, (20, 6, 20, 6)))
         self.first_run_holder.hide()
         column.addWidget(self.first_run_holder)
         self.chat = ChatView()
