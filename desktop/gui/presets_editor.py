@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -34,7 +32,7 @@ from desktop.core.user_presets import (
 )
 from desktop.gui.own_presets import OwnPresetsFlow
 from desktop.gui.storage import StorageController
-from desktop.gui.widgets import push_button, set_role
+from desktop.gui.widgets import ok_cancel_buttons, push_button
 
 JSON_FILTER = "DeskLens prompts (*.json)"
 
@@ -113,14 +111,7 @@ class PresetsEditor(QDialog):
             button = push_button(label)
             button.clicked.connect(slot)
             bottom.addWidget(button)
-        box = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        for button in box.buttons():
-            button.setIcon(QIcon())  # Fusion's stock icons clash with the flat look
-        set_role(box.button(QDialogButtonBox.StandardButton.Ok), "primary")
-        box.accepted.connect(self.accept)
-        box.rejected.connect(self.reject)
+        box = ok_cancel_buttons(self)
         bottom.addStretch(1)
         bottom.addWidget(box)
         layout.addLayout(bottom)

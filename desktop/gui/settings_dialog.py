@@ -6,12 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -28,7 +26,7 @@ from desktop.gui.local_api import LocalApi, LocalApiRow
 from desktop.gui.own_presets import OwnPresetsFlow
 from desktop.gui.presets_editor import PresetsRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
-from desktop.gui.widgets import push_button, set_role
+from desktop.gui.widgets import ok_cancel_buttons, push_button
 
 
 def detail_text(tokens: int) -> str:
@@ -128,15 +126,7 @@ class SettingsDialog(QDialog):
             form.addRow("My prompts", PresetsRow(own_presets))
         layout.addLayout(form)
 
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        for button in buttons.buttons():
-            button.setIcon(QIcon())  # Fusion's stock icons clash with the flat look
-        set_role(buttons.button(QDialogButtonBox.StandardButton.Ok), "primary")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        layout.addWidget(ok_cancel_buttons(self))
 
     def result_settings(self) -> AppSettings:
         return replace(

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QMouseEvent
+from PySide6.QtGui import QGuiApplication, QIcon, QMouseEvent
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QFrame,
     QLabel,
     QPushButton,
@@ -43,6 +45,19 @@ def push_button(text: str, role: str | None = None, tooltip: str = "") -> QPushB
     if tooltip:
         button.setToolTip(tooltip)
     return button
+
+
+def ok_cancel_buttons(dialog: QDialog) -> QDialogButtonBox:
+    """OK (the primary button) and Cancel, wired to accept and reject `dialog`."""
+    box = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+    )
+    for button in box.buttons():
+        button.setIcon(QIcon())  # Fusion's stock icons clash with the flat look
+    set_role(box.button(QDialogButtonBox.StandardButton.Ok), "primary")
+    box.accepted.connect(dialog.accept)
+    box.rejected.connect(dialog.reject)
+    return box
 
 
 def set_role(widget: QWidget, role: str) -> None:
