@@ -259,9 +259,10 @@ class OcrService:
             request, reply = self._dispatch(message)
         except Exception as exc:  # a poisoned or malformed request: answered, never fatal
             request, reply = None, {"status": "failed", "error": describe(exc)}
-        connection.send_bytes(json.dumps(reply).encode())
+        # Heard before the reply goes: the client may act on it at once (a test reads the log).
         if request is not None and self._on_request is not None:
             self._on_request(*request)
+        connection.send_bytes(json.dumps(reply).encode())
 
     def _dispatch(self, message: object) -> tuple[tuple[OcrRequest, OcrReply] | None, dict]:
         if not isinstance(message, dict):
