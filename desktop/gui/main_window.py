@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
         self._explicit_model = model_dir
         self._devices: list[str] = []
         self._closed = False
+        self._shows_model = False
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
@@ -119,7 +120,8 @@ class MainWindow(QMainWindow):
 
     @property
     def model_loaded(self) -> bool:
-        return self.engine.model_loaded
+        """The window shows the loaded model (its status bar says ready)."""
+        return self._shows_model
 
     # --- construction --------------------------------------------------------------------
 
@@ -196,6 +198,7 @@ class MainWindow(QMainWindow):
         self.load_model(str(choice.folder))
 
     def load_model(self, folder: str) -> None:
+        self._shows_model = False
         self.first_run_holder.hide()
         self.status.set_model(Path(folder).name)
         self.status.set_state("loading")
@@ -215,9 +218,11 @@ class MainWindow(QMainWindow):
         self.first_run_holder.hide()
         self.status.set_model(info.name, info.device, info.weight_format)
         self.status.set_state("ready")
+        self._shows_model = True
 
     @Slot(str)
     def _on_model_error(self, message: str) -> None:
+        self._shows_model = False
         self._show_first_run(message)
         self.notice.show_message(message, error=True)
 
