@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 import children  # noqa: E402  (bench/ is on sys.path)
 import vlm_bench  # noqa: E402
 from results import publish  # noqa: E402

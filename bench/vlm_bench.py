@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 import children  # noqa: E402  (bench/ is on sys.path)
 from results import write_section  # noqa: E402
 
@@ -276,7 +276,7 @@ def gemm_gflops() -> float:
 
 
 def prepare_models(cache: Path, quick: bool) -> tuple[Path, Path]:
-    from model_factory import REAL_2B_TEXT, REAL_2B_VISION, build_checkpoint
+    from devkit.model_factory import REAL_2B_TEXT, REAL_2B_VISION, build_checkpoint
 
     name = "quick" if quick else "qwen3-vl-2b-shape"
     checkpoint = cache / f"{name}-checkpoint"

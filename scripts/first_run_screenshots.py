@@ -20,9 +20,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, HubServer, hub_env  # noqa: E402
+from devkit.hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, HubServer, hub_env  # noqa: E402
 
 SHOTS = ROOT / "docs" / "screenshots"
 

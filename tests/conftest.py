@@ -1,7 +1,8 @@
 """Shared fixtures: a tiny random Qwen3-VL checkpoint, converted by the project's own convert.py.
 
-Built once per test session. Set DESKLENS_TEST_CACHE=/some/dir to keep them between runs while
-developing (the folder name includes a hash of the factory and converter, so edits rebuild).
+Built once per test session by devkit/model_factory.py. Set DESKLENS_TEST_CACHE=/some/dir to
+keep them between runs while developing (the folder name includes a hash of the factory and
+converter, so edits rebuild).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tiny_models import run_convert
+
+from devkit.tiny_models import run_convert
 
 ROOT = Path(__file__).resolve().parents[1]
 pytest_plugins = ["hub_fixtures"]  # the stand-in hub, for the download, first-run and bundle tests
@@ -24,7 +26,7 @@ os.environ.setdefault("OPENVINO_TELEMETRY_DISABLE", "1")
 
 def _build_key() -> str:
     digest = hashlib.sha256()
-    for path in (ROOT / "tests" / "support" / "model_factory.py", ROOT / "convert.py"):
+    for path in (ROOT / "devkit" / "model_factory.py", ROOT / "convert.py"):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -41,7 +43,7 @@ def artifacts_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_checkpoint(artifacts_dir: Path) -> Path:
-    from model_factory import build_checkpoint
+    from devkit.model_factory import build_checkpoint
 
     folder = artifacts_dir / "tiny-qwen3-vl"
     if not (folder / "model.safetensors").is_file():

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from api_support import ocr_engine_once, start_api
-from tiny_models import EXACT
+
+from devkit.tiny_models import EXACT
 
 
 @pytest.fixture(scope="session")

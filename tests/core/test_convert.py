@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tiny_models import run_convert
 
 import convert
 from desktop.core.manifest import MANIFEST_NAME, read_manifest, sha256_file, verify_model_dir
 from desktop.core.model_registry import find_models
+from devkit.tiny_models import run_convert
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
 """`desklens models --download`: the real huggingface_hub client against a stand-in hub on
-127.0.0.1 (tests/support/hub_server.py): verified, validated and listed; resumed by range after a
+127.0.0.1 (devkit/hub_server.py): verified, validated and listed; resumed by range after a
 kill; refused when damaged; one sentence for a server that is down, a wrong name, a full disk."""
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hub_server import (
+
+from desktop.core.manifest import read_manifest, verify_model_dir
+from desktop.core.model_registry import find_models
+from desktop.core.model_setup import download
+from desktop.core.model_setup.errors import FetchFailed
+from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
+from devkit.hub_server import (
     COMMIT,
     LARGE_BYTES,
     LARGE_FILE,
@@ -22,13 +28,7 @@ from hub_server import (
     download_command,
     hub_env,
 )
-from hub_server import run_download as _run
-
-from desktop.core.manifest import read_manifest, verify_model_dir
-from desktop.core.model_registry import find_models
-from desktop.core.model_setup import download
-from desktop.core.model_setup.errors import FetchFailed
-from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
+from devkit.hub_server import run_download as _run
 
 TARGET = REPO_ID.split("/")[1]
 
@@ -175,7 +175,7 @@ def test_offline_mode_is_respected(hub, tmp_path):
 
 
 def listing_of(folder: Path) -> download.Listing:
-    from hub_server import Repo, git_blob_id
+    from devkit.hub_server import Repo, git_blob_id
 
     files = []
     for name, data in Repo.of(folder).files.items():

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.engine.vision import _linspace_f32, prepare_image
 from desktop.core.images import load_image
+from devkit.tiny_models import EXACT
 
 pytestmark = pytest.mark.slow
 

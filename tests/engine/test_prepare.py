@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import pytest
 from PIL import ImageOps
-from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.images import load_image
+from devkit.tiny_models import EXACT
 
 SETTINGS = GenerationSettings(max_new_tokens=12)
 

@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.engine.drafting import DraftStats
+from devkit.tiny_models import EXACT
 
 QUESTIONS = ["What is the total?", "Describe it.", "Extract all the text.", "Name the date."]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from gui_support import SIGNAL_TIMEOUT_MS
-from hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, hub_env
 from PySide6.QtCore import Qt
 
 from desktop.core.manifest import verify_model_dir
 from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
 from desktop.gui.first_run import target_name
 from desktop.gui.settings import SettingsStore
+from devkit.hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, hub_env
 
 TARGET = REPO_ID.split("/")[1]
 

@@ -11,11 +11,11 @@ import pytest
 from gui_support import SIGNAL_TIMEOUT_MS, send, text_image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QToolButton
-from tiny_models import EXACT
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.images import load_image
 from desktop.gui.messages import AssistantMessage, UserMessage
+from devkit.tiny_models import EXACT
 
 ANSWER_TOKENS = 12
 

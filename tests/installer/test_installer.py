@@ -16,9 +16,9 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hub_server import REPO_ID, hub_env
 
 from desktop import APP_NAME, __version__
+from devkit.hub_server import REPO_ID, hub_env
 from installer import build, layout
 from installer.prune import prune, without_dangling_links
 

@@ -1,5 +1,5 @@
 """Fixtures for tests that download: the tiny INT8 model laid out as a hub repo, and a local
-stand-in hub serving it (tests/support/hub_server.py). A plugin of the root conftest."""
+stand-in hub serving it (devkit/hub_server.py). A plugin of the root conftest."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, HubServer, serving
+
+from devkit.hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, HubServer, serving
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO_ID = "OpenVINO/Tiny-Qwen3-VL-int8-ov"
 # Every file of the tiny model is smaller than the 1 MiB the download writes at a time, so a

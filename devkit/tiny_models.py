@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 # f32 compute and KV cache: the CPU defaults (bf16 where the CPU has it, u8 KV cache) are
 # deliberate approximations for speed that round differently from one feeding order to another,
