@@ -19,7 +19,7 @@ from desktop.core.ocr.models import Box
 Colour = tuple[int, int, int]
 Face = ImageFont.FreeTypeFont | ImageFont.ImageFont
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
-FONT_FILES = {  # Debian's fonts-dejavu, fonts-liberation, fonts-noto-cjk
+FONT_FILES = {  # Debian's fonts-dejavu-core, fonts-liberation, fonts-noto-cjk (FONT_PACKAGES)
     "sans": "dejavu/DejaVuSans.ttf",
     "sans-bold": "dejavu/DejaVuSans-Bold.ttf",
     "serif": "liberation/LiberationSerif-Regular.ttf",
@@ -31,8 +31,23 @@ FONT_FILES = {  # Debian's fonts-dejavu, fonts-liberation, fonts-noto-cjk
 }
 
 
+FONT_PACKAGES = {"dejavu": "fonts-dejavu-core", "liberation": "fonts-liberation",
+                 "noto": "fonts-noto-cjk"}  # fmt: skip
+
+
 class FontMissing(RuntimeError):
     """A font the caller insists on (the benchmark's exact faces) is not installed."""
+
+
+def font_package(key: str) -> str:
+    """The Debian package that installs FONT_FILES[key]."""
+    return FONT_PACKAGES[FONT_FILES[key].split("/")[0]]
+
+
+def missing_font_sentence(key: str) -> str:
+    name = Path(FONT_FILES[key]).name
+    return (f"The font {name} is not installed: install Debian's {font_package(key)} "
+            "(scripts/dev.sh installs it).")  # fmt: skip
 
 
 def font_path(key: str) -> Path | None:
@@ -53,7 +68,7 @@ def font(key: str, size: int, *, required: bool = False) -> Face:
         return ImageFont.truetype(Path(FONT_FILES[key]).name, size)
     except OSError:
         if required:
-            raise FontMissing(FONT_FILES[key]) from None
+            raise FontMissing(missing_font_sentence(key)) from None
         return ImageFont.load_default(size)
 
 
