@@ -10,6 +10,7 @@
   never waits for the chat queue, only shares the CPU with it).
 
     .venv/bin/python bench/api_bench.py --model DIR [--write]
+    .venv/bin/python bench/api_bench.py --smoke --smoke-model DIR   # one page, one pass (CI)
 
 With the tiny test model the chat figures show the queue's mechanics, not a real model's speed.
 """
@@ -30,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ocr_bench  # bench/ is on sys.path
-from results import publish
+from results import add_smoke_options, check_smoke, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -100,10 +101,17 @@ def chat_burst(client, url: str) -> tuple[list[float], int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="a converted model folder")
+    parser.add_argument("--model", help="a converted model folder")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the pages")
     parser.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
+    add_smoke_options(parser, model=True)
     args = parser.parse_args()
+    check_smoke(args)
+    if args.smoke:
+        args.model, args.rounds = args.model or args.smoke_model, 1
+    if not args.model:
+        parser.error("--model DIR is needed")
+    page_makers = PAGES[:1] if args.smoke else PAGES
 
     import openai
 
@@ -112,7 +120,7 @@ def main() -> None:
     from desktop.core.ocr import OcrEngine
 
     rng = random.Random(7)
-    pages = [make(rng, label).image for label, make in PAGES]
+    pages = [make(rng, label).image for label, make in page_makers]
     urls = [data_url(page) for page in pages]
     ocr = OcrEngine()
     ocr.warm_up(every_width=True)
@@ -153,7 +161,8 @@ def main() -> None:
 
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores"
     sizes = ", ".join(
-        f"{label} {page.width}x{page.height}" for (label, _), page in zip(PAGES, pages, strict=True)
+        f"{label} {page.width}x{page.height}"
+        for (label, _), page in zip(page_makers, pages, strict=True)
     )
     lines = [
         HEADING,

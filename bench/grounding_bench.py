@@ -2,6 +2,7 @@
 """OCR-grounded questions: what handing the fast-OCR lines to the model costs at 1280x720.
 
     python bench/grounding_bench.py --write          # token counts + prefill on the 2B shape
+    python bench/grounding_bench.py --smoke --smoke-model DIR   # two screenshots, DIR's prefill
 
 For 1280x720 screenshots (the document screenshot of bench/vlm_bench.py and our screen styles
 fitted into 1280x720), the fast OCR's grounding block (desktop/core/ocr/grounding.py, what
@@ -27,7 +28,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import vlm_bench  # noqa: E402
 from ocr_styles_screens import SCREEN_STYLES  # noqa: E402
 from PIL import Image  # noqa: E402
-from results import publish  # noqa: E402
+from results import add_smoke_options, check_smoke, publish  # noqa: E402
 
 HEADING = "## Grounded questions: the prompt-length cost of the OCR text"
 SIZE = (1280, 720)
@@ -77,14 +78,14 @@ def count_tokens(shots) -> list[dict]:
     return rows
 
 
-def prefill_cost(shots) -> dict:
+def prefill_cost(shots, model: Path) -> dict:
     """Seconds per prompt token of the 2B shape's prefill: a new 1280x720 screenshot's prompt
     (its visual tokens and the question) fed in one ask."""
     from desktop.core.chat import Conversation, GenerationSettings
     from desktop.core.engine import EngineConfig, VLMEngine
     from desktop.core.images import load_image
 
-    engine = VLMEngine.load(MODEL, EngineConfig())
+    engine = VLMEngine.load(model, EngineConfig())
     settings = GenerationSettings(max_new_tokens=1, ignore_eos=True)
     answer = engine.ask(Conversation(), QUESTION, [load_image(shots[0][1])], settings)
     stats = answer.stats
@@ -130,10 +131,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
     parser.add_argument("--no-engine", action="store_true", help="token counts only")
+    add_smoke_options(parser, model=True)
     args = parser.parse_args()
-    shots = screenshots()
+    check_smoke(args)
+    shots = screenshots()[:2] if args.smoke else screenshots()
+    model = args.smoke_model if args.smoke else MODEL
     rows = count_tokens(shots)
-    cost = None if args.no_engine or not MODEL.is_dir() else prefill_cost(shots)
+    cost = None if args.no_engine or not (model and model.is_dir()) else prefill_cost(shots, model)
     publish(HEADING, report(rows, cost), args.write)
     return 0
 

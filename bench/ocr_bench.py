@@ -13,6 +13,7 @@ and the decorations it read as text (bench/ocr_scoring.py, bench/ocr_report.py).
     .venv/bin/python -m desktop.core.ocr.quantize       # once: the INT8 models (needs NNCF)
     .venv/bin/python bench/ocr_bench.py                 # print the table
     .venv/bin/python bench/ocr_bench.py --precision both --write   # INT8 and FP32, into RESULTS.md
+    .venv/bin/python bench/ocr_bench.py --smoke         # three styles, one image each (CI)
 
 CER (desktop.core.ocr.accuracy.cer, the tests' function too) is the edit distance between the
 engine's text and the reference text (the lines in natural reading order), divided by the
@@ -43,7 +44,7 @@ import openvino
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from results import RESULTS, write_section  # noqa: E402  (bench/ is on sys.path)
+from results import RESULTS, add_smoke_options, check_smoke, write_section  # noqa: E402  (bench/ is on sys.path)
 
 from bench.ocr_engines import (  # noqa: E402
     TESSERACT,
@@ -134,7 +135,11 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated style names (make_<name>) to run")
     parser.add_argument("--keep", type=Path, help="also save the rendered images in this folder")
     parser.add_argument("--write", action="store_true", help=f"write the table into {RESULTS}")
+    add_smoke_options(parser)
     args = parser.parse_args()
+    check_smoke(args)
+    if args.smoke:
+        args.per_class, args.repeat, args.only = 1, 1, args.only or "plain,invoice,chat_light"
 
     tesseract = ensure_tools()
     makers = [m for m in STYLES if not args.only or m.__name__[5:] in args.only.split(",")]

@@ -13,6 +13,7 @@ Both produce the same output (checked). Each figure is the median of --repeat ru
 is the reading time the service itself logged.
 
     .venv/bin/python bench/ocr_cli_bench.py [--repeat 3] [--write]
+    .venv/bin/python bench/ocr_cli_bench.py --smoke    # one screenshot, one run per mode (CI)
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import ocr_bench  # bench/ is on sys.path
 from PIL import Image
-from results import write_section
+from results import add_smoke_options, check_smoke, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -111,7 +112,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per image and mode")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--write", action="store_true", help="write the table into RESULTS.md")
+    add_smoke_options(parser)
     args = parser.parse_args()
+    check_smoke(args)
+    if args.smoke:
+        args.repeat = 1
+    shots = SHOTS[:1] if args.smoke else SHOTS
 
     rng = random.Random(args.seed)
     rows = []
@@ -119,7 +125,7 @@ def main() -> None:
         folder = Path(temp)
         env = {**os.environ, "DESKLENS_DATA_DIR": str(folder / "data")}
         paths = []
-        for index, (label, make) in enumerate(SHOTS):
+        for index, (label, make) in enumerate(shots):
             path = folder / f"shot{index}.png"
             make(rng, label).save(path)
             paths.append((label, path))

@@ -3,6 +3,7 @@ recognizer run once per image and read, and the layout of both versions (the bas
 modules loaded from git) orders the same fragments, one after the other, repeatedly.
 
     .venv/bin/python bench/ocr_speed_ab.py --baseline fda1c52 [--write]
+    .venv/bin/python bench/ocr_speed_ab.py --smoke      # two styles, HEAD against itself (CI)
 
 An image's time is the model run (measured on every repetition) plus the layout of one version
 (table grids and reading order); the fastest repetition counts. Both versions' layouts take
@@ -29,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from results import publish  # noqa: E402  (bench/ is on sys.path)
+from results import add_smoke_options, check_smoke, publish  # noqa: E402  (bench/ is on sys.path)
 
 from bench.ocr_bench import STYLES  # noqa: E402
 from desktop.core.ocr import OcrEngine  # noqa: E402
@@ -100,11 +101,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--write", action="store_true")
+    add_smoke_options(parser)
     args = parser.parse_args()
+    check_smoke(args)
+    if args.smoke:  # the same code path on the smallest work; any revision exists: HEAD's own
+        args.baseline, args.per_class, args.repeat = "HEAD", 1, 1
     engine = OcrEngine()
     engine.warm_up()
     rng = random.Random(args.seed)
-    samples = [maker(rng, maker.__name__[5:]) for maker in STYLES for _ in range(args.per_class)]
+    makers = STYLES[:2] if args.smoke else STYLES
+    samples = [maker(rng, maker.__name__[5:]) for maker in makers for _ in range(args.per_class)]
     with tempfile.TemporaryDirectory() as temp:
         old_layout, old_grids = baseline_modules(args.baseline, Path(temp))
         rows = []

@@ -2,6 +2,7 @@
 """Calibration of "the fast OCR failed on this image" (desktop/core/ocr/readability.py).
 
     python bench/unreadable_bench.py --write
+    python bench/unreadable_bench.py --smoke        # one page per script, two styles (CI)
 
 Pages in scripts the recognizer has no characters for (Cyrillic and Arabic in DejaVu Sans,
 Korean in Noto Sans CJK, with numbers among the words; rendered by
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from ocr_bench import STYLES  # noqa: E402
-from results import publish  # noqa: E402
+from results import add_smoke_options, check_smoke, publish  # noqa: E402
 
 from desktop.core.ocr.readability import (  # noqa: E402
     MIN_UNSURE_LINES,
@@ -68,19 +69,23 @@ def measure(ocr, image) -> Readability:
     return readability(ocr.extract(image))
 
 
-def run() -> tuple[list[tuple[str, Readability]], list[tuple[str, Readability]]]:
+def run(smoke: bool = False) -> tuple[list[tuple[str, Readability]], list[tuple[str, Readability]]]:
     from desktop.core.ocr import OcrEngine
+
+    variants, makers, seeds = (
+        (VARIANTS[:1], STYLES[:2], (3,)) if smoke else (VARIANTS, STYLES, (3, 11))
+    )
 
     ocr = OcrEngine()
     foreign = []
     for name, (key, words) in SCRIPTS.items():
-        for number, (size, dark, title) in enumerate(VARIANTS):
+        for number, (size, dark, title) in enumerate(variants):
             image = foreign_page(words, key, size, dark, title, number)
             label = f"{name} {size}px{' dark' if dark else ''}{' +title' if title else ''}"
             foreign.append((label, measure(ocr, image)))
     ours = []
-    for maker in STYLES:
-        for seed in (3, 11):
+    for maker in makers:
+        for seed in seeds:
             sample = maker(random.Random(seed), maker.__name__[5:])
             ours.append((f"{sample.style} #{seed}", measure(ocr, sample.image)))
     return foreign, ours
@@ -121,8 +126,10 @@ def report(foreign, ours) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
+    add_smoke_options(parser)
     args = parser.parse_args()
-    foreign, ours = run()
+    check_smoke(args)
+    foreign, ours = run(args.smoke)
     publish(HEADING, report(foreign, ours), args.write)
     return 0
 

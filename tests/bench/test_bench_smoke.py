@@ -31,7 +31,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "decode_bench.py": ([], True),
     "api_bench.py": ([], True),
     "grounding_bench.py": ([], True),
-    "draft_bench.py": ([], False),
+    "draft_bench.py": (["--costs", "bench/verify_costs.json"], False),
     "ocr_bench.py": ([], False),
     "ocr_cli_bench.py": ([], False),
     "ocr_speed_ab.py": ([], False),
@@ -59,7 +59,7 @@ def test_bench_starts_and_prints_its_table(script, request, tmp_path):
     before = (BENCH / "RESULTS.md").read_bytes()
     env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
     result = subprocess.run(
-        args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )  # fmt: skip
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-4000:]
