@@ -67,7 +67,7 @@ def qwen_tokenizer():
 
 def count_tokens(shots) -> list[dict]:
     from desktop.core.ocr import OcrEngine, grounding_text
-    from desktop.core.refine import grounded_question
+    from desktop.core.question_context import grounded_question
 
     ocr, tokenizer = OcrEngine(), qwen_tokenizer()
     rows = []

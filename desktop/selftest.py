@@ -175,19 +175,19 @@ class ModelChecks:
         return f"{info.name} ({info.weight_format}) from {folder} on {info.device}"
 
     def answer(self) -> str:
-        from desktop.core.chat import Conversation, GenerationSettings
+        from desktop.core.chat import GenerationSettings
+        from desktop.core.conversation import AskRequest, ConversationService
         from desktop.core.images import load_image
 
         if self.engine is None:
             raise CheckFailed("skipped: the model did not load")
         streamed: list[str] = []
-        answer = self.engine.ask(
-            Conversation(),
+        request = AskRequest(
             SAMPLE_QUESTION,
-            [load_image(sample_image(), name="self-test sample")],
+            (load_image(sample_image(), name="self-test sample"),),
             GenerationSettings(max_new_tokens=ANSWER_TOKENS),
-            on_text=streamed.append,
         )
+        answer = ConversationService(self.engine).ask(request, on_text=streamed.append).answer
         if answer.error:
             raise CheckFailed(answer.error)
         stats = answer.stats

@@ -23,7 +23,8 @@ from desktop.cli.common import (
     read_images,
 )
 from desktop.core import paths
-from desktop.core.chat import Answer, Conversation, GenerationSettings
+from desktop.core.chat import Answer, GenerationSettings
+from desktop.core.conversation import AskRequest, ConversationService
 from desktop.core.presets import PRESETS, Preset
 from desktop.core.user_presets import find_preset, load_book
 
@@ -91,11 +92,13 @@ def user_or_builtin_preset(name: str) -> Preset:
         raise CliError(message, exit_codes.USAGE) from None
 
 
-def grounded_prompt(question: str, results: Sequence[OcrResult]) -> str:
+def grounding_texts(results: Sequence[OcrResult] | None) -> tuple[str, ...]:
+    """What `--ground` puts before the question: each image's fast-OCR lines."""
+    if results is None:
+        return ()
     from desktop.core.ocr import grounding_text
-    from desktop.core.refine import grounded_question
 
-    return grounded_question(question, [grounding_text(result) for result in results])
+    return tuple(grounding_text(result) for result in results)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,27 +111,29 @@ def run(args: argparse.Namespace) -> int:
                 exit_codes.USAGE,
             )
         results = read_images(images, args.threads) if args.ground else None
-        if results is not None:
-            prompt = grounded_prompt(prompt, results)
         hints = [] if args.each else drafting_hints(args, images, results)
         engine = load_engine(args)
     except CliError as exc:
         return fail(exc)
+    service = ConversationService(engine)
     if args.each:
-        return run_each(engine, prompt, images, settings, as_json=args.json)
+        return run_each(service, engine, prompt, images, settings, as_json=args.json)
 
     def stream(chunk: str) -> None:
         sys.stdout.write(chunk)
         sys.stdout.flush()
 
+    request = AskRequest(
+        prompt, tuple(images), settings, hints=tuple(hints), ground_texts=grounding_texts(results)
+    )
     with ctrl_c_stops(engine):
-        answer = engine.ask(
-            Conversation(), prompt, images, settings, None if args.json else stream, hints
-        )
+        result = service.ask(request, on_text=None if args.json else stream)
+    answer = result.answer
     if answer.error:
         return fail(CliError(answer.error, exit_codes.FAILED))
     if args.json:
-        print(json.dumps(answer_record(answer, prompt, engine, images), ensure_ascii=False))
+        record = answer_record(answer, result.prompt, engine, images)
+        print(json.dumps(record, ensure_ascii=False))
     else:
         stream("\n")
         stats = answer.stats
@@ -147,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_each(
+    service: ConversationService,
     engine: VLMEngine,
     prompt: str,
     images: Sequence[LoadedImage],
@@ -156,7 +162,7 @@ def run_each(
 ) -> int:
     """One answer per image, decoded side by side; printed in the order given."""
     with ctrl_c_stops(engine):
-        answers = engine.ask_each([(prompt, [image]) for image in images], settings)
+        answers = service.ask_each(prompt, images, settings)
     failed = next((a.error for a in answers if a.error), None)
     if failed:
         return fail(CliError(failed, exit_codes.FAILED))

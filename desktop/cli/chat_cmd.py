@@ -11,6 +11,7 @@ import argparse
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
@@ -24,7 +25,8 @@ from desktop.cli.common import (
     load_engine,
     load_images,
 )
-from desktop.core.chat import Conversation, GenerationSettings, ImageLike
+from desktop.core.chat import GenerationSettings
+from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
 
 if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
@@ -46,26 +48,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 class ReadAhead:
-    """Runs `VLMEngine.prepare` for the next question's images in a background thread while the
-    prompt waits for the user; `finish` (before anything else uses the engine) cancels what is
-    left of it and waits for the step under way (the vision call cannot be cut)."""
+    """Runs the service's `prepare` for the next question's images in a background thread while
+    the prompt waits for the user; `finish` (before anything else uses the engine) cancels what
+    is left of it and waits for the step under way (the vision call cannot be cut)."""
 
-    def __init__(self, engine: VLMEngine) -> None:
-        self._engine = engine
+    def __init__(self, service: ConversationService) -> None:
+        self._service = service
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
 
-    def start(
-        self, conversation: Conversation, images: Sequence[ImageLike], settings: GenerationSettings
-    ) -> None:
+    def start(self, images: Sequence[LoadedImage], settings: GenerationSettings) -> None:
         self.finish()
         if not images:
             return
         self._cancel = threading.Event()
+        request = PrepareRequest(tuple(images), settings, follow_up=True)
         self._thread = threading.Thread(
-            target=self._engine.prepare,
-            args=(conversation, list(images), settings, self._cancel),
-            name="desklens-read-ahead",
+            target=self._service.prepare, args=(request, self._cancel), name="desklens-read-ahead"
         )
         self._thread.start()
 
@@ -90,25 +89,28 @@ def run(args: argparse.Namespace) -> int:
     except CliError as exc:
         return fail(exc)
     settings = GenerationSettings(**generation_overrides(args))
-    conversation = Conversation()
+    service = ConversationService(engine)
     interactive = sys.stdin.isatty()
     print(f"DeskLens chat with {engine.info.name}. {HELP}", file=sys.stderr)
-    ahead = ReadAhead(engine)
-    ahead.start(conversation, pending, settings)
+    ahead = ReadAhead(service)
+    ahead.start(pending, settings)
     try:
-        return _loop(engine, conversation, pending, settings, ahead, interactive)
+        return _loop(Chat(service, engine, settings, ahead), pending, interactive)
     finally:
         ahead.finish()
 
 
-def _loop(
-    engine: VLMEngine,
-    conversation: Conversation,
-    pending: list[LoadedImage],
-    settings: GenerationSettings,
-    ahead: ReadAhead,
-    interactive: bool,
-) -> int:
+@dataclass(frozen=True)
+class Chat:
+    """What the loop works with: the conversation (the service's unsaved follow-up one)."""
+
+    service: ConversationService
+    engine: VLMEngine  # for Ctrl+C's stop
+    settings: GenerationSettings
+    ahead: ReadAhead
+
+
+def _loop(chat: Chat, pending: list[LoadedImage], interactive: bool) -> int:
     while True:
         try:
             line = _read("you> " if interactive else "")
@@ -119,22 +121,14 @@ def _loop(
             return exit_codes.OK
         line = line.strip()
         if line:
-            ahead.finish()  # whatever comes next uses the engine
-            pending = _run_line(line, engine, conversation, pending, settings, ahead)
+            chat.ahead.finish()  # whatever comes next uses the engine
+            pending = _run_line(line, chat, pending)
 
 
-def _run_line(
-    line: str,
-    engine: VLMEngine,
-    conversation: Conversation,
-    pending: list[LoadedImage],
-    settings: GenerationSettings,
-    ahead: ReadAhead,
-) -> list[LoadedImage]:
+def _run_line(line: str, chat: Chat, pending: list[LoadedImage]) -> list[LoadedImage]:
     """Runs a command or answers a question; returns the images attached to the next one."""
     if line == "/clear":
-        conversation.clear()
-        engine.reset()
+        chat.service.reset()
         print("(new conversation)", file=sys.stderr)
         return []
     if line.startswith("/image"):
@@ -143,32 +137,27 @@ def _run_line(
         except CliError as exc:
             fail(exc)
         print(f"({len(pending)} image(s) attached)", file=sys.stderr)
-        ahead.start(conversation, pending, settings)
+        chat.ahead.start(pending, chat.settings)
         return pending
-    _answer(engine, conversation, line, pending, settings)
+    _answer(chat, line, pending)
     return []
 
 
-def _answer(
-    engine: VLMEngine,
-    conversation: Conversation,
-    question: str,
-    images: list[LoadedImage],
-    settings: GenerationSettings,
-) -> None:
+def _answer(chat: Chat, question: str, images: list[LoadedImage]) -> None:
     """Streams the answer to stdout, then the conversation's notes (dropped turns) to stderr."""
     sys.stdout.write("desklens> ")
-    with ctrl_c_stops(engine):
-        answer = engine.ask(conversation, question, images, settings, on_text=_write)
+    request = AskRequest(question, tuple(images), chat.settings, follow_up=True)
+    with ctrl_c_stops(chat.engine):
+        result = chat.service.ask(request, on_text=_write)
+    answer = result.answer
     if answer.error:
         print(f"\n(error: {answer.error})", file=sys.stderr)
         return
     suffix = " [stopped]" if answer.finish_reason == "stopped" else ""
     sys.stdout.write(suffix + "\n")
     sys.stdout.flush()
-    for note in conversation.notes:
+    for note in result.notes:
         print(f"({note})", file=sys.stderr)
-    conversation.notes.clear()
 
 
 def _write(chunk: str) -> None:

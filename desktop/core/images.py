@@ -50,6 +50,10 @@ class LoadedImage:
     def size(self) -> tuple[int, int]:
         return self.image.size
 
+    def load(self) -> LoadedImage:
+        """Itself: decoded already (the conversation service's `ImageSource`)."""
+        return self
+
 
 ImageSource = str | os.PathLike | bytes | bytearray | memoryview | Image.Image
 

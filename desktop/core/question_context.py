@@ -12,8 +12,6 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from desktop.core.refine import grounded_question
-
 if TYPE_CHECKING:
     from desktop.core.images import LoadedImage
     from desktop.core.ocr import OcrEngine
@@ -22,6 +20,15 @@ logger = logging.getLogger(__name__)
 
 QUESTION_LABEL = "Question: "
 SEPARATOR = "\n\n"
+
+
+def grounded_question(question: str, ocr_texts: Sequence[str]) -> str:
+    """The question preceded by the fast-OCR lines of each image (see ocr.grounding_text)."""
+    blocks = [
+        f"Image {number}:\n{text}" if len(ocr_texts) > 1 else text
+        for number, text in enumerate(ocr_texts, start=1)
+    ]
+    return "\n\n".join([*blocks, f"Question: {question}"])
 
 
 def compose_question(question: str, *, system: str = "", ocr_texts: Sequence[str] = ()) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from desktop.core.chat import Answer, Conversation, ImageLike
+from desktop.core.chat import Answer, ImageLike
 from desktop.core.presets import get_preset
 
 if TYPE_CHECKING:
@@ -26,10 +26,13 @@ def refine_to_markdown(
 ) -> Answer:
     """Asks the VLM for the image as Markdown (tables as tables), in a fresh conversation;
     the image's fast-OCR result, when known, drafts the answer (faster, same text)."""
+    from desktop.core.conversation import AskRequest, ConversationService
+
     preset = get_preset("markdown")
     settings = preset.settings_with(max_new_tokens=max_new_tokens)
-    hints = draft_hints([ocr]) if ocr is not None else ()
-    return engine.ask(Conversation(), preset.prompt, [image], settings, on_text, hints)
+    hints = tuple(draft_hints([ocr])) if ocr is not None else ()
+    request = AskRequest(preset.prompt, (image,), settings, hints=hints)
+    return ConversationService(engine).ask(request, on_text=on_text).answer
 
 
 def draft_hints(results: Sequence[OcrResult]) -> list[str]:
@@ -74,12 +77,3 @@ def ocr_source_texts(text: str, markdown: str = "") -> list[str]:
     model may write any of these forms; the lookup finds whichever it does."""
     texts = [text, plain_ocr_text(text), joined_paragraphs(markdown), markdown]
     return [t for i, t in enumerate(texts) if t and t not in texts[:i]]
-
-
-def grounded_question(question: str, ocr_texts: Sequence[str]) -> str:
-    """The question preceded by the fast-OCR lines of each image (see ocr.grounding_text)."""
-    blocks = [
-        f"Image {number}:\n{text}" if len(ocr_texts) > 1 else text
-        for number, text in enumerate(ocr_texts, start=1)
-    ]
-    return "\n\n".join([*blocks, f"Question: {question}"])

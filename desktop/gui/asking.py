@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.chat import GenerationSettings
+from desktop.core.conversation import AskRequest, AskResult
 from desktop.core.presets import Preset
 from desktop.core.user_presets import PresetBook, find_preset
 from desktop.gui.chat_view import ChatView
@@ -28,7 +29,7 @@ from desktop.gui.notice import Notice
 from desktop.gui.session import ConversationSession
 from desktop.gui.settings import AppSettings
 from desktop.gui.status import StatusBar
-from desktop.gui.worker import AskRequest, AskResult, EngineController
+from desktop.gui.worker import EngineController
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
@@ -56,17 +57,16 @@ class AskFlow(QObject):
     def __init__(self, parts: ChatParts, engine: EngineController, window: QWidget) -> None:
         super().__init__(window)
         self._parts = parts
-        self._engine = engine
+        self._controller = engine
         self.request: AskRequest | None = None  # the question being answered
         self._streaming: AssistantMessage | None = None  # where its tokens go
         self._question: UserMessage | None = None  # its bubble, given its id when answered
         self.editing: UserMessage | None = None  # Send replaces this question (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
-        worker = engine.worker
-        worker.token.connect(self._on_token)
-        worker.finished.connect(self._on_answer)
-        worker.state.connect(self._on_state)
+        engine.token.connect(self._on_token)
+        engine.finished.connect(self._on_answer)
+        engine.state.connect(self._on_state)
         composer = parts.composer
         composer.send_requested.connect(self.send_question)
         composer.preset_requested.connect(self.run_preset)
@@ -106,18 +106,18 @@ class AskFlow(QObject):
         chat = self._parts.chat
         before = chat.messages()[: chat.messages().index(answer)]
         question = next((m for m in reversed(before) if isinstance(m, UserMessage)), None)
-        if question is None or self._engine.busy:
+        if question is None or self._controller.busy:
             return
         if not self._drop_from(answer, answer.message_id) or question.message_id is None:
             return
         self._question = question
         request = AskRequest(
-            self._parts.session.chat,
             question.prompt,
-            question.images,
+            tuple(question.images),
             question.settings or self.generation_settings(),
+            chat=self._parts.session.chat,
             user_message_id=question.message_id,
-            hints=chat.known_text(question.images),
+            hints=tuple(chat.known_text(question.images)),
             rewind_from=answer.message_id,
         )
         self._submit(request)
@@ -136,26 +136,17 @@ class AskFlow(QObject):
     @Slot(object)
     def retry(self, error: ErrorMessage) -> None:
         request = error.retry_request
-        if request is None or self._engine.busy:
+        if request is None or self._controller.busy:
             return
         if error.message_id is not None:
             self._parts.session.delete_message(error.message_id)
         self._parts.chat.remove(error)
-        self._submit(
-            AskRequest(
-                request.chat,
-                request.question,
-                request.images,
-                request.settings,
-                user_message_id=request.user_message_id,
-                hints=request.hints,
-            )
-        )
+        self._submit(request)
 
     @Slot()
     def stop(self) -> None:
-        if self._engine.busy:
-            self._engine.stop()
+        if self._controller.busy:
+            self._controller.stop()
 
     def detach(self) -> None:
         """The chat view is about to show another conversation: stop streaming into it (the
@@ -182,7 +173,7 @@ class AskFlow(QObject):
         rewind_from: int | None = None,
     ) -> None:
         parts = self._parts
-        if self._engine.busy:
+        if self._controller.busy:
             parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return
         chat = parts.session.ensure(title)
@@ -190,19 +181,24 @@ class AskFlow(QObject):
         self._question = UserMessage(question, images, parts.actions)
         self._question.settings = settings
         parts.chat.add(self._question)
-        hints = parts.chat.known_text(images)
-        request = AskRequest(chat, question, images, settings, hints=hints)
-        request.rewind_from = rewind_from
-        request.system = self.preset_book.system_prompt if first else ""
-        if images and parts.composer.ground_check.isChecked():
-            request.ground = self.ocr_engine
+        grounded = bool(images) and parts.composer.ground_check.isChecked()
+        request = AskRequest(
+            question,
+            tuple(images),
+            settings,
+            chat=chat,
+            hints=tuple(parts.chat.known_text(images)),
+            rewind_from=rewind_from,
+            ground=self.ocr_engine if grounded else None,
+            system=self.preset_book.system_prompt if first else "",
+        )
         self._submit(request)
 
     def _drop_from(self, first: QWidget, message_id: int | None) -> bool:
         """Removes `first` and every later message from the view, after asking when later
         questions would go too. False: not stored yet, or the user said no."""
         parts = self._parts
-        if self._engine.busy:
+        if self._controller.busy:
             parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return False
         if message_id is None:
@@ -218,13 +214,13 @@ class AskFlow(QObject):
         return True
 
     def _submit(self, request: AskRequest) -> None:
-        loaded = self._engine.model_loaded
+        loaded = self._controller.model_loaded
         waiting = "Thinking…" if loaded else "Waiting for the model to load…"
         self._streaming = AssistantMessage(waiting=waiting, actions=self._parts.actions)
         self._parts.chat.add(self._streaming)
         self.request = request
         self._set_generating(True)
-        self._engine.ask(request)
+        self._controller.ask(request)
 
     def _set_generating(self, generating: bool) -> None:
         self._parts.composer.set_generating(generating)
@@ -249,7 +245,7 @@ class AskFlow(QObject):
         widget, self._streaming = self._streaming, None
         if self._question is not None and result.user_message_id is not None:
             self._question.message_id = result.user_message_id  # Edit and Regenerate use it
-            self._question.set_prompt(result.request.question)
+            self._question.set_prompt(result.prompt)
         self._question = None
         if result.answer.ok:
             parts.status.set_stats(result.answer.stats)
@@ -267,10 +263,8 @@ class AskFlow(QObject):
             widget.message_id = result.answer_message_id
         else:
             chat.remove(widget)
-            result.request.user_message_id = result.user_message_id  # Retry reuses it
-            error = ErrorMessage(
-                answer.error or "The answer failed.", self._parts.actions, result.request
-            )
+            retry = result.request.retry(result)  # the stored question, as it was composed
+            error = ErrorMessage(answer.error or "The answer failed.", self._parts.actions, retry)
             error.message_id = result.answer_message_id
             chat.add(error)
         for note in result.notes:

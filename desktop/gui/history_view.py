@@ -7,7 +7,9 @@ from dataclasses import fields
 from PySide6.QtWidgets import QWidget
 
 from desktop.core.chat import AnswerStats, GenerationSettings
+from desktop.core.conversation import AskRequest
 from desktop.core.history import StoredMessage
+from desktop.core.history.handle import ChatHandle
 from desktop.core.history.ocr_text import OcrText
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.messages import (
@@ -18,7 +20,6 @@ from desktop.gui.messages import (
     OcrMessage,
     UserMessage,
 )
-from desktop.gui.worker import AskRequest
 
 _STAT_FIELDS = {f.name for f in fields(AnswerStats)}
 
@@ -30,12 +31,16 @@ def stats_from_dict(data: dict | None) -> AnswerStats | None:
 
 
 def message_widgets(
-    messages: list[StoredMessage], actions: ChatActions, settings: GenerationSettings
+    messages: list[StoredMessage],
+    chat: ChatHandle,
+    actions: ChatActions,
+    settings: GenerationSettings,
 ) -> list[QWidget]:
+    """The widgets of the stored `messages` of `chat` (an error's Retry asks in that chat)."""
     widgets: list[QWidget] = []
     question: StoredMessage | None = None
     for message in messages:
-        widget = _widget(message, question, actions, settings)
+        widget = _widget(message, question, chat, actions, settings)
         if message.role == "user":
             question = message
         if widget is not None:
@@ -47,6 +52,7 @@ def message_widgets(
 def _widget(
     message: StoredMessage,
     question: StoredMessage | None,
+    chat: ChatHandle,
     actions: ChatActions,
     settings: GenerationSettings,
 ) -> QWidget | None:
@@ -64,10 +70,10 @@ def _widget(
         retry = None
         if question is not None:  # Retry resends the question this error answered
             retry = AskRequest(
-                message.conversation_id,
                 question.text,
-                [ImageRef.stored(image) for image in question.images],
+                tuple(ImageRef.stored(image) for image in question.images),
                 settings,
+                chat=chat,
                 user_message_id=question.id,
             )
         return ErrorMessage(message.text, actions, retry)

@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
         self._refresh_icons()
 
     def _connect(self) -> None:
-        engine = self.engine.worker
+        engine = self.engine
         engine.state.connect(self._on_engine_state)
         engine.loaded.connect(self._on_model_loaded)
         engine.error.connect(self._on_model_error)
@@ -256,7 +256,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(str(exc), error=True)
             return
         settings = self.asking.generation_settings()
-        for widget in message_widgets(messages, self.actions_hub, settings):
+        for widget in message_widgets(messages, self.session.chat, self.actions_hub, settings):
             self.chat.add(widget)
 
     @Slot(str)

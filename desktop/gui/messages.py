@@ -23,7 +23,7 @@ from desktop.gui.markdown_view import MarkdownView
 from desktop.gui.widgets import Thumbnail, copy_button, flat_button, push_button, text_label
 
 if TYPE_CHECKING:
-    from desktop.gui.worker import AskRequest
+    from desktop.core.conversation import AskRequest
 
 CHAT_THUMBNAIL_EDGE = 160
 OCR_THUMBNAIL_EDGE = 56

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Slot
 
 from desktop.core.chat import GenerationSettings
+from desktop.core.conversation import AskResult, PrepareRequest
 from desktop.gui.asking import ChatParts
 from desktop.gui.ocr_worker import OcrController
-from desktop.gui.worker import AskResult, EngineController, PrepareRequest, PrepareResult
+from desktop.gui.worker import EngineController, PrepareResult
 
 READY = "Ready"
 
@@ -50,7 +51,7 @@ class PrepareFlow(QObject):
     ) -> None:
         super().__init__(parent)
         self._parts = parts
-        self._engine = engine
+        self._controller = engine
         self._ocr = ocr
         self._generation_settings = generation_settings
         self._request: PrepareRequest | None = None  # the latest one asked of the worker
@@ -62,11 +63,10 @@ class PrepareFlow(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._request_target)
-        worker = engine.worker
-        worker.prepared.connect(self._on_prepared)
-        worker.finished.connect(self._on_answered)
-        worker.state.connect(self._on_engine_state)
-        worker.loaded.connect(self.update)
+        engine.prepared.connect(self._on_prepared)
+        engine.finished.connect(self._on_answered)
+        engine.state.connect(self._on_engine_state)
+        engine.loaded.connect(self.update)
         parts.composer.attachments_changed.connect(self.update)
         parts.session.opened.connect(self.update)
         ocr.jobs_changed.connect(self.update)
@@ -88,9 +88,9 @@ class PrepareFlow(QObject):
 
     def _wanted(self) -> _Target | None:
         parts = self._parts
-        if not (parts.settings().prepare_ahead and self._engine.model_loaded):
+        if not (parts.settings().prepare_ahead and self._controller.model_loaded):
             return None
-        if self._engine.busy or self._ocr.busy:
+        if self._controller.busy or self._ocr.busy:
             return None
         images = parts.composer.attachments()
         conversation_id = parts.session.conversation_id
@@ -109,14 +109,16 @@ class PrepareFlow(QObject):
         if wanted.conversation_id != self._held:
             self._held = None  # the preparation replaces what the state holds
         images = self._parts.composer.attachments()
-        request = PrepareRequest(wanted.conversation_id, images, self._generation_settings())
+        request = PrepareRequest(
+            tuple(images), self._generation_settings(), conversation_id=wanted.conversation_id
+        )
         self._request, self._target = request, wanted
         self._parts.composer.set_hint(wanted.reading_text())
-        self._engine.prepare(request)
+        self._controller.prepare(request)
 
     def _cancel(self) -> None:
         if self._request is not None:
-            self._request.cancel.set()
+            self._controller.cancel_preparation()  # the latest asked of the engine is this one
         self._request = self._target = None
         self._parts.composer.set_hint("")
 

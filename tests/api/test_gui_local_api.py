@@ -85,14 +85,14 @@ def test_api_requests_run_on_the_engine_thread_with_its_engine(qtbot, controller
 
 def test_api_requests_wait_while_a_question_of_the_user_is_pending(qtbot, controller, local_api):
     jobs = local_api.server.backend.jobs
-    controller._pending.append(SimpleNamespace(cancel=threading.Event()))  # a question waits
+    controller._pending.append((SimpleNamespace(), threading.Event()))  # a question waits
     with ThreadPoolExecutor(1) as pool:
         future = _ask_in_background(local_api, pool)
         qtbot.waitUntil(lambda: jobs.waiting == 1, timeout=SIGNAL_TIMEOUT_MS)
         local_api._schedule()  # as every put and every finished answer does
         assert jobs.waiting == 1 and not future.done()  # the API did not go first
         question = controller._pending[0]
-        controller.worker.finished.emit(SimpleNamespace(request=question))  # it was answered
+        controller.worker.finished.emit(SimpleNamespace(request=question[0]))  # it was answered
         qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
     assert not controller.busy
     assert future.result().choices[0].finish_reason in ("stop", "length")

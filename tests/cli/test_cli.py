@@ -177,19 +177,22 @@ def test_extraction_presets_draft_from_the_ocr_and_answer_the_same(models_dir, t
 
 def test_chat_reads_attached_images_while_the_question_is_typed(tiny_ir, sample_image):
     from desktop.cli.chat_cmd import ReadAhead
-    from desktop.core.chat import Conversation, GenerationSettings
+    from desktop.core.chat import GenerationSettings
+    from desktop.core.conversation import AskRequest, ConversationService
     from desktop.core.engine import VLMEngine
     from desktop.core.images import load_image
 
     engine = VLMEngine.load(tiny_ir)
+    service = ConversationService(engine)
     image = load_image(sample_image)
-    conversation, settings = Conversation(), GenerationSettings(max_new_tokens=4)
-    ahead = ReadAhead(engine)
-    ahead.start(conversation, [image], settings)
+    settings = GenerationSettings(max_new_tokens=4)
+    ahead = ReadAhead(service)
+    ahead.start([image], settings)
     ahead._thread.join()  # the user is still typing when it is done
     held = engine.language.kv_length
     ahead.finish()
-    answer = engine.ask(conversation, "What is the total?", [image], settings)
+    request = AskRequest("What is the total?", (image,), settings, follow_up=True)
+    answer = service.ask(request).answer
     assert held > engine.count_visual_tokens(image)
     assert (
         answer.stats.images_cached == 1

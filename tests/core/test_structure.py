@@ -139,3 +139,53 @@ def test_ruff_is_clean():  # ruff is part of the test extra
         text=True,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# Who may call the engine's ask/ask_each/prepare: the conversation service (every front end
+# asks through it), the engine itself, and the model check that runs a new folder's engine on
+# a probe image before it is listed (it validates the engine, it asks no question).
+ENGINE_CALLERS = ("desktop/core/conversation/", "desktop/core/engine/",
+                  "desktop/core/model_setup/checks.py")  # fmt: skip
+ENGINE_METHODS = {"ask", "ask_each", "prepare"}
+
+
+def _receiver_name(node: ast.expr) -> str:
+    """`engine` for `engine.ask`, `self._engine.ask`, `self.engine().ask`."""
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def engine_calls(path: Path, root: Path = ROOT) -> list[str]:
+    calls = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = _receiver_name(node.func.value).lower()
+        if node.func.attr in ENGINE_METHODS and receiver.endswith("engine"):
+            calls.append(f"{path.relative_to(root)}:{node.lineno} {receiver}.{node.func.attr}")
+    return calls
+
+
+def test_only_the_conversation_service_asks_the_engine():
+    found = [
+        call
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not str(path.relative_to(ROOT)).startswith(ENGINE_CALLERS)
+        for call in engine_calls(path)
+    ]
+    assert found == [], "ask through desktop.core.conversation.ConversationService: " + str(found)
+
+
+def test_the_engine_call_finder_finds_direct_calls(tmp_path):
+    source = tmp_path / "front_end.py"
+    source.write_text(
+        "def f(self, c, engine, service):\n"
+        "    self._engine.ask(c, 'q')\n"
+        "    engine.prepare(c)\n"
+        "    service.ask(c)\n"  # the service: allowed
+    )
+    found = engine_calls(source, tmp_path)
+    assert found == ["front_end.py:2 _engine.ask", "front_end.py:3 engine.prepare"]

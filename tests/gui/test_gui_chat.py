@@ -283,3 +283,28 @@ def test_new_chat_shortcut_clears_the_view(qtbot, launch, tiny_ir):
     assert window.chat.messages() == []
     assert window.conversation_id is None
     assert window.chat.empty_state.isVisibleTo(window.chat)
+
+
+def test_retry_on_an_error_of_a_reopened_chat_answers_in_that_chat(qtbot, launch, tiny_ir):
+    """Retry on an error bubble of a chat opened from the history (it once built its request
+    with the chat's id where the chat itself was expected: the slot raised, nothing was
+    answered and the window stayed busy)."""
+    window = launch(model_dir=tiny_ir)
+    store = window.store
+    chat_id = store.create_conversation("Earlier chat")
+    question = store.add_message(chat_id, "user", "What is the total?")
+    store.add_message(chat_id, "error", "Generation failed: the machine was asleep.")
+    window.open_conversation(chat_id)
+    error = window.chat.messages()[-1]
+    assert isinstance(error, ErrorMessage)
+    [retry] = [b for b in error.findChildren(QToolButton) if b.text() == "Retry"]
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        qtbot.mouseClick(retry, Qt.MouseButton.LeftButton)
+    result = blocker.args[0]
+    assert result.answer.ok and result.request.chat.id == chat_id
+    assert not window.engine.busy
+    assert [type(m) for m in window.chat.messages()] == [UserMessage, AssistantMessage]
+    stored = store.messages(chat_id)
+    assert [(m.role, m.id) for m in stored] == [
+        ("user", question.id), ("assistant", result.answer_message_id)
+    ]  # fmt: skip

@@ -146,7 +146,7 @@ def test_removing_the_image_cancels_and_the_question_goes_without_it(
     result = send(qtbot, window, "Anything attached?")
 
     assert result.answer.ok, result.answer.error
-    assert result.answer.stats.visual_tokens == 0 and result.request.images == []
+    assert result.answer.stats.visual_tokens == 0 and result.request.images == ()
     assert len(held_prepare.calls) == 1  # an empty new chat has nothing to read ahead
     user = next(m for m in window.chat.messages() if isinstance(m, UserMessage))
     assert user.images == []
@@ -249,7 +249,7 @@ def test_a_reopened_chat_has_its_history_read_ahead(qtbot, launch, tiny_ir, samp
 
     preparation = wait_ready(qtbot, window, results)
     assert results[0].request.conversation_id == conversation_id
-    assert results[0].request.images == []
+    assert results[0].request.images == ()
     assert preparation.stats.images_encoded == 1  # the earlier turn's image, from the history
     result = send(qtbot, window, "And what colour is the bar?")
     assert result.answer.ok, result.answer.error

@@ -77,7 +77,7 @@ def test_regenerate_replaces_the_answer_and_the_history_agrees_after_a_restart(
         ("user", "What is the number?"),
         ("assistant", result.answer.text),
     ]
-    turns = window.engine.worker._conversation.turns
+    turns = window.engine.worker.service.conversation.turns
     assert [t.question for t in turns] == ["What is the number?"]
     window.close()
 
@@ -116,7 +116,7 @@ def test_edit_and_resend_drops_later_turns_and_continues_exactly(
     questions = ["What is the total?", "Is it overdue?", "When is it due?"]
     assert [m.text() for m in shown(window, UserMessage)] == questions
     assert [text for role, text in stored_roles(window, chat_id) if role == "user"] == questions
-    turns = window.engine.worker._conversation.turns
+    turns = window.engine.worker.service.conversation.turns
     assert [t.question for t in turns] == questions
     # Only the edited question was fed: the first turn's state (its image) was kept.
     assert edited.answer.stats.input_tokens < first.answer.stats.context_tokens

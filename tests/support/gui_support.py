@@ -74,7 +74,8 @@ def hold_after_first_token(window) -> threading.Event:
         request = window.asking.request
         if request is not None and not holding.is_set():
             holding.set()
-            request.cancel.wait(SIGNAL_TIMEOUT_MS / 1000)
+            [cancel] = [event for sent, event in window.engine._pending if sent is request]
+            cancel.wait(SIGNAL_TIMEOUT_MS / 1000)
 
     window.engine.worker.token.connect(hold, Qt.ConnectionType.DirectConnection)
     return holding

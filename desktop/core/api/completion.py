@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from desktop.core.api.errors import ApiError
 from desktop.core.api.messages import ChatCall, HistoryTurn
-from desktop.core.chat import Answer, Conversation, Turn
+from desktop.core.chat import Answer, Turn
+from desktop.core.conversation import AskRequest, ConversationService
 
 if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
@@ -103,11 +104,12 @@ class ChatRunner:
         """Answers `call`, streaming output text to `emit`; raises ApiError."""
         if engine is None:
             raise ApiError(503, NO_MODEL, "model_not_loaded")
-        conversation = Conversation([self._turn(engine, turn) for turn in call.history])
-        last_before = conversation.turns[-1] if conversation.turns else None
+        history = tuple(self._turn(engine, turn) for turn in call.history)
         scanner = StopScanner(call.stop)
+        request = AskRequest(call.question, tuple(call.images), call.settings, history=history)
         on_text = _streamer(engine, scanner, emit, cancel)
-        answer = engine.ask(conversation, call.question, call.images, call.settings, on_text)
+        result = ConversationService(engine).ask(request, cancel, on_text)
+        answer = result.answer
         if answer.error:
             raise _engine_error(answer)
         tail = scanner.flush()
@@ -116,8 +118,8 @@ class ChatRunner:
         text = answer.text
         if scanner.hit:
             text = text[: _stop_index(text, call.stop)]
-        elif conversation.turns and conversation.turns[-1] is not last_before:
-            self._remember(text, conversation.turns[-1].answer_ids)  # a follow-up feeds these
+        elif result.turn is not None:
+            self._remember(text, result.turn.answer_ids)  # a follow-up feeds these
         finish = "length" if answer.finish_reason == "length" else "stop"
         return Completion(text, finish, _usage(engine, answer))
 

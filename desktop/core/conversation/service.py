@@ -1,0 +1,260 @@
+"""The conversation service: open or resolve a chat, rewind, ground, replay, store, ask, stream.
+
+It keeps the one conversation whose state the engine's KV cache holds (a stored chat's id, or
+the unsaved follow-up conversation of `desklens chat`), so the next question of the same chat
+feeds only its new tokens. Use it from one thread, the one that owns the engine (`stop` and the
+cancellation events excepted). Saving is best effort: a history that cannot be written still
+gets its answer, and `AskResult.save_error` says what the history misses.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
+from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest
+from desktop.core.history import HistoryError
+from desktop.core.history.replay import rebuild_conversation
+from desktop.core.images import ImageError
+from desktop.core.question_context import compose_question, grounded_prompt
+
+if TYPE_CHECKING:
+    from desktop.core.conversation.engine_protocol import AnswerEngine
+    from desktop.core.engine.config import Preparation
+    from desktop.core.history import HistoryStore
+    from desktop.core.images import LoadedImage
+
+logger = logging.getLogger(__name__)
+
+NO_MODEL = "No model is loaded yet. Set one up in the panel above, then ask again."
+
+
+@dataclass
+class _Saving:
+    """What one ask wrote to the history (ids) and what it could not write."""
+
+    conversation_id: int | None
+    user_message_id: int | None = None
+    answer_message_id: int | None = None
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class ConversationService:
+    def __init__(
+        self, engine: AnswerEngine | None = None, store: HistoryStore | None = None
+    ) -> None:
+        self._engine = engine
+        self._store = store
+        self._conversation = Conversation()
+        self._conversation_id: int | None = None  # the stored chat `_conversation` is
+        self.no_model = NO_MODEL  # the sentence an ask gets while there is no engine
+
+    @property
+    def engine(self) -> AnswerEngine | None:
+        return self._engine
+
+    @property
+    def conversation(self) -> Conversation:
+        """The conversation whose state the engine holds (read it on the engine's thread)."""
+        return self._conversation
+
+    def set_engine(self, engine: AnswerEngine | None, problem: str | None = None) -> None:
+        """A new engine (or none, with the sentence asks get meanwhile) holds no state yet."""
+        self._engine = engine
+        if problem is not None:
+            self.no_model = problem
+        self.reset()
+
+    def reset(self) -> None:
+        """A new conversation: the unsaved one is cleared, a stored one replayed on next use."""
+        self._conversation = Conversation()
+        self._conversation_id = None
+        if self._engine is not None:
+            self._engine.reset()
+
+    def forget(self, conversation_id: int) -> None:
+        """The stored chat was deleted: its id may be reused by a new one."""
+        if self._conversation_id == conversation_id:
+            self._conversation_id = None
+            self._conversation = Conversation()
+
+    def stop(self) -> None:
+        """Any thread: ends the current answer at its next token."""
+        if self._engine is not None:
+            self._engine.stop()
+
+    def ask(
+        self,
+        request: AskRequest,
+        cancel: threading.Event | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> AskResult:
+        """Answers `request`, streaming its text to `on_text`; `cancel` (any thread) stops it
+        with what it has written so far."""
+        engine = self._engine
+        if engine is None:  # nothing is stored: a retry can send it again
+            return AskResult(request, Answer("", "error", error=self.no_model), request.question)
+        try:
+            images = [source.load() for source in request.images]
+        except ImageError as exc:
+            return AskResult(request, Answer("", "error", error=str(exc)), request.question)
+        prompt = self._compose(request, images)
+        saving = _Saving(None)
+        self._resolve(request, saving)
+        if request.rewind_from is not None and saving.conversation_id is not None:
+            self._rewind(saving, saving.conversation_id, request.rewind_from)
+        conversation = self._conversation_for(request, saving.conversation_id)
+        saving.user_message_id = request.user_message_id or self._save(
+            saving, "user", prompt, images
+        )
+        last_turn = conversation.turns[-1] if conversation.turns else None
+        notes_before = len(conversation.notes)
+        answer = self._answer(engine, conversation, prompt, images, request, cancel, on_text)
+        notes = conversation.notes[notes_before:]
+        turn = conversation.turns[-1] if conversation.turns else None
+        turn = turn if turn is not last_turn else None
+        self._store_answer(saving, answer, turn, notes)
+        return AskResult(
+            request, answer, prompt, saving.user_message_id, saving.answer_message_id,
+            tuple(notes), saving.error, turn,
+        )  # fmt: skip
+
+    def ask_each(
+        self, question: str, images: Sequence[LoadedImage], settings: GenerationSettings
+    ) -> list[Answer]:
+        """The same question of each image on its own, decoded side by side (no history)."""
+        if self._engine is None:
+            return [Answer("", "error", error=self.no_model) for _ in images]
+        return self._engine.ask_each([(question, [image]) for image in images], settings)
+
+    def prepare(
+        self, request: PrepareRequest, cancel: threading.Event | None = None
+    ) -> Preparation | None:
+        """Reads the request's images (and its chat's history) ahead of the question; None
+        when there is no engine. A bad image is reported by the question's own ask."""
+        from desktop.core.engine.config import Preparation
+
+        engine = self._engine
+        if engine is None or (cancel is not None and cancel.is_set()):
+            return None
+        try:
+            images = [source.load() for source in request.images]
+        except ImageError as exc:
+            return Preparation("error", error=str(exc))
+        if request.follow_up:
+            conversation = self._conversation
+        elif request.conversation_id is None:
+            conversation = Conversation()  # a new chat's prompt; its id does not exist yet
+        else:
+            conversation = self._stored(request.conversation_id)
+        return engine.prepare(conversation, images, request.settings, cancel)
+
+    # --- internals -----------------------------------------------------------------------
+
+    @staticmethod
+    def _compose(request: AskRequest, images: Sequence[LoadedImage]) -> str:
+        if request.ground is not None:
+            return grounded_prompt(request.question, images, request.ground, request.system)
+        if request.ground_texts or request.system:
+            texts = request.ground_texts
+            return compose_question(request.question, system=request.system, ocr_texts=texts)
+        return request.question
+
+    @staticmethod
+    def _answer(
+        engine: AnswerEngine,
+        conversation: Conversation,
+        prompt: str,
+        images: list[LoadedImage],
+        request: AskRequest,
+        cancel: threading.Event | None,
+        on_text: Callable[[str], None] | None,
+    ) -> Answer:
+        if cancel is not None and cancel.is_set():
+            return Answer("", "stopped")
+
+        def streamed(chunk: str) -> None:
+            if cancel is not None and cancel.is_set():  # a Stop before the engine's own flag
+                engine.stop()
+            if on_text is not None:
+                on_text(chunk)
+
+        hints = list(request.hints)
+        return engine.ask(conversation, prompt, images, request.settings, streamed, hints)
+
+    def _resolve(self, request: AskRequest, saving: _Saving) -> None:
+        """The chat's id (a new chat is created now); stays None when it is not stored, or the
+        store cannot create it: the question is still answered, only the history misses it."""
+        if request.chat is None or self._store is None:
+            return
+        try:
+            saving.conversation_id = request.chat.resolve(self._store)
+        except HistoryError as exc:
+            saving.error = str(exc)
+
+    def _rewind(self, saving: _Saving, conversation_id: int, message_id: int) -> None:
+        assert self._store is not None
+        try:
+            self._store.delete_messages_from(conversation_id, message_id)
+        except HistoryError as exc:
+            saving.error = str(exc)
+        # Replayed from the store: the kept turns with the ids they were answered as, so the
+        # engine's KV prefix still matches up to the question and only that is fed again.
+        self._conversation_id = None
+
+    def _conversation_for(self, request: AskRequest, conversation_id: int | None) -> Conversation:
+        if request.history is not None:
+            return Conversation(list(request.history))
+        if request.follow_up:
+            return self._conversation
+        if conversation_id is None:
+            self._conversation_id = None
+            self._conversation = Conversation()
+            return self._conversation
+        return self._stored(conversation_id)
+
+    def _stored(self, conversation_id: int) -> Conversation:
+        """The stored chat as the engine's conversation, replayed when it is not the one the
+        service holds (its turns with the token ids they were answered as)."""
+        if self._conversation_id != conversation_id and self._store is not None:
+            try:
+                messages = self._store.messages(conversation_id)
+            except HistoryError as exc:
+                logger.warning("could not replay conversation %s: %s", conversation_id, exc)
+                messages = []
+            self._conversation = rebuild_conversation(messages, self._store.load_image)
+            self._conversation_id = conversation_id
+        return self._conversation
+
+    def _store_answer(
+        self, saving: _Saving, answer: Answer, turn: Turn | None, notes: Sequence[str]
+    ) -> None:
+        if answer.ok:
+            saving.answer_message_id = self._save(
+                saving,
+                "assistant",
+                answer.text,
+                answer_ids=turn.answer_ids if turn is not None else [],
+                stats=answer.stats.to_dict(),
+                stopped=answer.finish_reason == "stopped",
+            )
+        else:
+            saving.answer_message_id = self._save(saving, "error", answer.error or "")
+        for note in notes:
+            self._save(saving, "note", note)
+
+    def _save(
+        self, saving: _Saving, role: str, text: str, *args: object, **kwargs: object
+    ) -> int | None:
+        if saving.conversation_id is None or self._store is None:
+            return None  # not stored, or the chat could not be created (save_error says why)
+        try:
+            return self._store.add_message(saving.conversation_id, role, text, *args, **kwargs).id
+        except HistoryError as exc:  # the answer is still shown; only the history misses it
+            saving.error = str(exc)
+            return None

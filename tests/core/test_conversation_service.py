@@ -1,0 +1,211 @@
+"""The conversation service without Qt, on the real engine and a real history store: the ask use
+case that the app, the CLI and the API share (stored chats, replay, rewind, grounding, retry,
+follow-ups, the caller's history, read-ahead, failures)."""
+
+from __future__ import annotations
+
+import copy
+import threading
+
+import pytest
+from PIL import ImageOps
+
+from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
+from desktop.core.engine import EngineConfig, VLMEngine
+from desktop.core.history import HistoryError
+from desktop.core.history.handle import ChatHandle
+from desktop.core.images import ImageError, LoadedImage, load_image
+from devkit.tiny_models import EXACT
+
+SETTINGS = GenerationSettings(max_new_tokens=8)
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_ir_fp32):
+    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
+
+
+@pytest.fixture
+def image(sample_image) -> LoadedImage:
+    return load_image(sample_image)
+
+
+def fresh_answer_ids(engine, turns, question, images) -> list[int]:
+    """What an engine with nothing held answers for `turns` + `question` (the reference)."""
+    engine.reset()
+    conversation = Conversation(copy.copy(list(turns)))
+    engine.ask(conversation, question, images, SETTINGS)
+    engine.reset()
+    return conversation.turns[-1].answer_ids
+
+
+def test_a_new_chat_is_created_and_both_messages_are_stored(engine, store, image):
+    service = ConversationService(engine, store)
+    chat = ChatHandle(title="Invoice")
+    streamed: list[str] = []
+    result = service.ask(AskRequest("What is it?", (image,), SETTINGS, chat=chat), None,
+                         streamed.append)  # fmt: skip
+    assert result.answer.ok and "".join(streamed) == result.answer.text
+    assert chat.id is not None and result.save_error is None
+    stored = store.messages(chat.id)
+    assert [m.role for m in stored] == ["user", "assistant"]
+    assert [m.id for m in stored] == [result.user_message_id, result.answer_message_id]
+    assert stored[0].text == "What is it?" and stored[0].images[0].digest == image.digest
+    assert stored[1].answer_ids == result.turn.answer_ids
+
+
+def test_a_reopened_chat_is_replayed_and_answers_as_a_fresh_conversation_would(
+    engine, store, image
+):
+    first = ConversationService(engine, store)
+    chat = ChatHandle()
+    one = first.ask(AskRequest("First?", (image,), SETTINGS, chat=chat))
+    # Another service (a restarted app) with an engine that holds nothing of it.
+    engine.reset()
+    later = ConversationService(engine, store)
+    two = later.ask(AskRequest("Second?", (), SETTINGS, chat=ChatHandle(chat.id)))
+    # The same service asked again: only the new question is fed (the KV state holds the rest).
+    three = later.ask(AskRequest("Third?", (), SETTINGS, chat=ChatHandle(chat.id)))
+    assert three.answer.stats.images_encoded == 0
+    assert three.answer.stats.input_tokens < three.answer.stats.context_tokens // 2
+    assert two.answer.ok  # and as a fresh engine would answer (the reference resets it):
+    assert two.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Second?", [])
+
+
+def test_rewind_drops_the_later_messages_and_answers_as_if_they_never_were(engine, store, image):
+    service = ConversationService(engine, store)
+    chat = ChatHandle()
+    one = service.ask(AskRequest("First?", (image,), SETTINGS, chat=chat))
+    service.ask(AskRequest("Second?", (), SETTINGS, chat=chat))
+    again = service.ask(
+        AskRequest("Other?", (), SETTINGS, chat=chat, rewind_from=one.answer_message_id + 1)
+    )
+    roles = [(m.role, m.text) for m in store.messages(chat.id)]
+    assert roles[:2] == [("user", "First?"), ("assistant", one.answer.text)]
+    assert roles[2][1] == "Other?" and len(roles) == 4
+    assert again.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Other?", [])
+
+
+class CountingOcr:
+    """The real fast OCR, counting its reads."""
+
+    def __init__(self) -> None:
+        from desktop.core.ocr import OcrEngine
+
+        self.engine, self.calls = OcrEngine(), 0
+
+    def extract(self, image):
+        self.calls += 1
+        return self.engine.extract(image)
+
+
+def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engine, store, image):
+    from desktop.core.ocr import grounding_text
+
+    service = ConversationService(engine, store)
+    ocr = CountingOcr()
+    request = AskRequest("What is the total?", (image,), SETTINGS, chat=ChatHandle(),
+                         ground=lambda: ocr, system="Answer briefly.")  # fmt: skip
+    result = service.ask(request)
+    assert ocr.calls == 1
+    lines = grounding_text(ocr.engine.extract(image))
+    assert "Line 2" in lines
+    assert result.prompt == f"Answer briefly.\n\n{lines}\n\nQuestion: What is the total?"
+    assert store.messages(request.chat.id)[0].text == result.prompt
+    # A retry sends the stored prompt as it is: composed no second time, not stored again.
+    retry = request.retry(result)
+    assert retry.question == result.prompt and retry.ground is None and retry.system == ""
+    assert retry.user_message_id == result.user_message_id and retry.chat is request.chat
+
+
+def test_ground_texts_given_by_the_caller_go_before_the_question(engine, image):
+    result = ConversationService(engine).ask(
+        AskRequest("Total?", (image,), SETTINGS, ground_texts=("A 1", "B 2"))
+    )
+    assert result.prompt == "Image 1:\nA 1\n\nImage 2:\nB 2\n\nQuestion: Total?"
+
+
+def test_without_a_chat_nothing_is_stored_and_each_ask_is_a_new_conversation(engine, image):
+    service = ConversationService(engine)
+    one = service.ask(AskRequest("What is it?", (image,), SETTINGS))
+    two = service.ask(AskRequest("What is it?", (image,), SETTINGS))
+    assert one.user_message_id is None and one.answer_message_id is None
+    assert one.turn.answer_ids == two.turn.answer_ids  # no history carried over
+
+
+def test_follow_ups_continue_the_unsaved_conversation_until_reset(engine, image):
+    service = ConversationService(engine)
+    one = service.ask(AskRequest("First?", (image,), SETTINGS, follow_up=True))
+    two = service.ask(AskRequest("Second?", (), SETTINGS, follow_up=True))
+    assert two.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Second?", [])
+    service.reset()
+    three = service.ask(AskRequest("Second?", (), SETTINGS, follow_up=True))
+    assert three.turn.answer_ids == fresh_answer_ids(engine, [], "Second?", [])
+
+
+def test_the_callers_history_is_the_conversation(engine, image):
+    service = ConversationService(engine)
+    one = service.ask(AskRequest("First?", (image,), SETTINGS))
+    two = service.ask(AskRequest("Second?", (), SETTINGS, history=(one.turn,)))
+    assert two.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Second?", [])
+    assert two.answer.stats.images_encoded == 0  # the image's embedding was cached
+
+
+def test_a_prepared_question_feeds_only_the_question_and_answers_the_same(engine, image):
+    service = ConversationService(engine)
+    other = load_image(ImageOps.mirror(image.image))
+    expected = fresh_answer_ids(engine, [], "Total?", [other])
+    preparation = service.prepare(PrepareRequest((other,), SETTINGS, follow_up=True))
+    assert preparation is not None and preparation.status == "ready"
+    result = service.ask(AskRequest("Total?", (other,), SETTINGS, follow_up=True))
+    assert result.turn.answer_ids == expected
+    assert result.answer.stats.input_tokens < 16  # the question and the assistant header
+
+
+def test_without_an_engine_the_ask_is_an_error_sentence_and_nothing_is_stored(store, image):
+    service = ConversationService(None, store)
+    chat = ChatHandle()
+    result = service.ask(AskRequest("Hi?", (image,), SETTINGS, chat=chat))
+    assert result.answer.error == service.no_model and chat.id is None
+    service.set_engine(None, "The model in /m could not be loaded: broken.")
+    assert service.ask(AskRequest("Hi?")).answer.error.startswith("The model in /m")
+    assert service.prepare(PrepareRequest((image,))) is None
+
+
+class Unreadable:
+    name, digest = "gone.png", "0" * 64
+
+    def load(self) -> LoadedImage:
+        raise ImageError("gone.png could not be read: the file is gone.")
+
+
+def test_an_image_that_cannot_be_read_is_the_answers_error(engine, store):
+    service = ConversationService(engine, store)
+    result = service.ask(AskRequest("Hi?", (Unreadable(),), SETTINGS, chat=ChatHandle()))
+    assert result.answer.error == "gone.png could not be read: the file is gone."
+    preparation = service.prepare(PrepareRequest((Unreadable(),)))
+    assert preparation.status == "error" and "gone.png" in preparation.error
+
+
+def test_a_cancel_before_the_start_stops_without_generating(engine, store, image):
+    cancel = threading.Event()
+    cancel.set()
+    chat = ChatHandle()
+    result = ConversationService(engine, store).ask(
+        AskRequest("Hi?", (image,), SETTINGS, chat=chat), cancel
+    )
+    assert result.answer.finish_reason == "stopped" and result.turn is None
+    assert [m.role for m in store.messages(chat.id)] == ["user", "assistant"]
+
+
+def test_a_history_that_cannot_be_written_still_gets_its_answer(engine, store, image, monkeypatch):
+    def refuse(*_args, **_kwargs):
+        raise HistoryError("Could not save the chat: disk full.")
+
+    monkeypatch.setattr(store, "add_message", refuse)
+    result = ConversationService(engine, store).ask(
+        AskRequest("Hi?", (image,), SETTINGS, chat=ChatHandle())
+    )
+    assert result.answer.ok and result.save_error == "Could not save the chat: disk full."
+    assert result.user_message_id is None and result.answer_message_id is None
