@@ -110,7 +110,7 @@ class ConversationService:
             self._rewind(saving, saving.conversation_id, request.rewind_from)
         conversation = self._conversation_for(request, saving.conversation_id)
         saving.user_message_id = request.user_message_id or self._save(
-            saving, "user", prompt, images
+            saving, "user", prompt, images=images
         )
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
@@ -249,12 +249,23 @@ class ConversationService:
             self._save(saving, "note", note)
 
     def _save(
-        self, saving: _Saving, role: str, text: str, *args: object, **kwargs: object
+        self,
+        saving: _Saving,
+        role: str,
+        text: str,
+        *,
+        images: Sequence[LoadedImage] = (),
+        answer_ids: Sequence[int] | None = None,
+        stats: dict | None = None,
+        stopped: bool = False,
     ) -> int | None:
         if saving.conversation_id is None or self._store is None:
             return None  # not stored, or the chat could not be created (save_error says why)
         try:
-            return self._store.add_message(saving.conversation_id, role, text, *args, **kwargs).id
+            message = self._store.add_message(
+                saving.conversation_id, role, text, images, answer_ids, stats, stopped
+            )
         except HistoryError as exc:  # the answer is still shown; only the history misses it
             saving.error = str(exc)
             return None
+        return message.id
