@@ -28,6 +28,7 @@ _TABLES = {
     "conversations": ("id", "title", "created_at", "updated_at"),
     "messages": (
         "id", "conversation_id", "role", "text", "answer_ids", "stats", "stopped", "created_at",
+        "typed",
     ),
     "message_images": ("message_id", "position", "digest", "name", "width", "height"),
 }  # fmt: skip
@@ -99,6 +100,7 @@ def open_failure(folder: Path, exc: BaseException) -> str:
 def _copy_table(
     source: sqlite3.Connection, fresh: sqlite3.Connection, table: str, columns: tuple[str, ...]
 ) -> int:
+    columns = _present(source, table, columns)  # an older schema has fewer
     insert = (
         f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) "
         f"VALUES ({', '.join('?' * len(columns))})"
@@ -112,6 +114,14 @@ def _copy_table(
             continue  # its conversation or message was not recovered: an orphan
         copied += fresh.execute("SELECT changes()").fetchone()[0]
     return copied
+
+
+def _present(source: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> tuple[str, ...]:
+    try:
+        found = {row[1] for row in source.execute(f"PRAGMA table_info({table})")}
+    except sqlite3.Error:
+        return columns  # its schema page is damaged: try them all
+    return tuple(column for column in columns if column in found) if found else columns
 
 
 def _readable_rows(

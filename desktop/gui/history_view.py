@@ -58,7 +58,7 @@ def _widget(
 ) -> QWidget | None:
     refs = [ImageRef.stored(image) for image in message.images]
     if message.role == "user":
-        return UserMessage(message.text, refs, actions)
+        return UserMessage(message.text, refs, actions, typed=message.typed_text)
     if message.role == "assistant":
         answer = AssistantMessage(message.text, actions=actions)
         answer.set_stopped(message.stopped)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
-from desktop.core.question_context import context_label, typed_question
+from desktop.core.question_context import context_label
 from desktop.gui.code_links import link_codes
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
@@ -128,10 +128,19 @@ def add_image_actions(widget: QWidget, ref: ImageRef, actions: ChatActions) -> N
 
 
 class UserMessage(MessageWidget):
-    def __init__(self, text: str, images: Sequence[ImageRef], actions: ChatActions) -> None:
+    def __init__(
+        self,
+        text: str,
+        images: Sequence[ImageRef],
+        actions: ChatActions,
+        *,
+        typed: str | None = None,
+    ) -> None:
+        """`text`: the question as the model read it; `typed`: the user's own words in it (a
+        new question's `text` is typed; a stored one says: StoredMessage.typed_text)."""
         super().__init__("userBubble", right=True)
         self.images = list(images)
-        self._text = typed_question(text)  # shown, copied and edited
+        self._text = text if typed is None else typed  # shown, copied and edited
         self.prompt = text  # what the model read: with the system prompt or the OCR text
         self.settings: GenerationSettings | None = None  # as asked (None: reopened chat)
         self._thumbs = (

@@ -112,7 +112,8 @@ def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engi
     lines = grounding_text(ocr.engine.extract(image))
     assert "Line 2" in lines
     assert result.prompt == f"Answer briefly.\n\n{lines}\n\nQuestion: What is the total?"
-    assert store.messages(request.chat.id)[0].text == result.prompt
+    stored = store.messages(request.chat.id)[0]
+    assert (stored.text, stored.typed) == (result.prompt, "What is the total?")
     # A retry sends the stored prompt as it is: composed no second time, not stored again.
     retry = request.retry(result)
     assert retry.question == result.prompt and retry.ground is None and retry.system == ""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
 from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest
-from desktop.core.history import HistoryError
+from desktop.core.history import HistoryError, Role
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
 from desktop.core.question_context import compose_question, grounded_prompt
@@ -109,8 +109,9 @@ class ConversationService:
         if request.rewind_from is not None and saving.conversation_id is not None:
             self._rewind(saving, saving.conversation_id, request.rewind_from)
         conversation = self._conversation_for(request, saving.conversation_id)
+        typed = request.question if prompt != request.question else None
         saving.user_message_id = request.user_message_id or self._save(
-            saving, "user", prompt, images=images
+            saving, Role.USER, prompt, images=images, typed=typed
         )
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
@@ -237,33 +238,34 @@ class ConversationService:
         if answer.ok:
             saving.answer_message_id = self._save(
                 saving,
-                "assistant",
+                Role.ASSISTANT,
                 answer.text,
                 answer_ids=turn.answer_ids if turn is not None else [],
                 stats=answer.stats.to_dict(),
                 stopped=answer.finish_reason == "stopped",
             )
         else:
-            saving.answer_message_id = self._save(saving, "error", answer.error or "")
+            saving.answer_message_id = self._save(saving, Role.ERROR, answer.error or "")
         for note in notes:
-            self._save(saving, "note", note)
+            self._save(saving, Role.NOTE, note)
 
     def _save(
         self,
         saving: _Saving,
-        role: str,
+        role: Role,
         text: str,
         *,
         images: Sequence[LoadedImage] = (),
         answer_ids: Sequence[int] | None = None,
         stats: dict | None = None,
         stopped: bool = False,
+        typed: str | None = None,
     ) -> int | None:
         if saving.conversation_id is None or self._store is None:
             return None  # not stored, or the chat could not be created (save_error says why)
         try:
             message = self._store.add_message(
-                saving.conversation_id, role, text, images, answer_ids, stats, stopped
+                saving.conversation_id, role.value, text, images, answer_ids, stats, stopped, typed
             )
         except HistoryError as exc:  # the answer is still shown; only the history misses it
             saving.error = str(exc)

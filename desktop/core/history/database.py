@@ -12,7 +12,7 @@ from pathlib import Path
 from desktop.core.history.records import DATABASE_NAME, HistoryError
 from desktop.core.history_recovery import open_failure, recover_into
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: messages.typed (the typed words of a composed question)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS messages (
     answer_ids TEXT,             -- JSON list of generated token ids, or NULL
     stats TEXT,                  -- JSON object, or NULL
     stopped INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    typed TEXT                   -- a user message's typed words when `text` is a composed prompt
 );
 CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
 CREATE TABLE IF NOT EXISTS message_images (
@@ -89,14 +90,27 @@ def _connect(database_path: Path) -> sqlite3.Connection:
         problems = column(connection, "PRAGMA quick_check", ())
         if problems != ["ok"]:
             raise sqlite3.DatabaseError(f"integrity check failed: {problems[:3]}")
-        connection.executescript(
-            f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
+        connection.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}")
+        try:
+            _migrate(connection)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
         connection.create_function("contains_text", 2, _contains_text, deterministic=True)
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+def _migrate(connection: sqlite3.Connection) -> None:
+    """Brings a database of an older version up to this one, in the open transaction: every
+    stored chat stays readable (version 1 had no `typed`: its questions read as before)."""
+    names = column(connection, "SELECT name FROM pragma_table_info('messages')", ())
+    if "typed" not in names:
+        connection.execute("ALTER TABLE messages ADD COLUMN typed TEXT")
 
 
 def _refuse_newer_schema(connection: sqlite3.Connection, folder: Path) -> None:

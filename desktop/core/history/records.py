@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 DATABASE_NAME = "history.sqlite3"
 IMAGES_FOLDER = "images"
 DEFAULT_TITLE = "New chat"
-ROLES = frozenset({"user", "assistant", "ocr", "error", "note"})
+
+
+class Role(str, Enum):
+    """Who a stored message is from. A str: rows and comparisons keep the plain names."""
+
+    USER = "user"  # a question (its images attached)
+    ASSISTANT = "assistant"  # the model's answer (with its token ids and stats)
+    OCR = "ocr"  # an extraction by the fast OCR
+    ERROR = "error"  # an answer that failed, said as a sentence
+    NOTE = "note"  # e.g. older turns were dropped to fit
+
+
+ROLES = frozenset(role.value for role in Role)
 PREVIEW_CHARS = 80
 TITLE_CHARS = 48  # a chat's automatic title: the start of its first question
 
@@ -37,6 +50,17 @@ class StoredMessage:
     stats: dict | None
     stopped: bool
     created_at: float
+    typed: str | None = None  # a question's typed words when `text` is the composed prompt
+
+    @property
+    def typed_text(self) -> str:
+        """The words the user typed: `typed` (schema 2), or read back out of a composed prompt
+        stored before it existed."""
+        if self.typed is not None:
+            return self.typed
+        from desktop.core.question_context import typed_question
+
+        return typed_question(self.text)
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,13 @@ from desktop.core import bounded_json
 from desktop.core.history.records import ROLES, HistoryError, StoredImage, StoredMessage
 from desktop.core.images import LoadedImage
 
-MESSAGE_COLUMNS = "id, conversation_id, role, text, answer_ids, stats, stopped, created_at"
+MESSAGE_COLUMNS = (
+    "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed"
+)
 
 
 def message_from_row(row: tuple, images: list[StoredImage]) -> StoredMessage:
-    message_id, conversation_id, role, text, answer_ids, stats, stopped, created_at = row
+    message_id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed = row
     return StoredMessage(
         id=message_id,
         conversation_id=conversation_id,
@@ -25,6 +27,7 @@ def message_from_row(row: tuple, images: list[StoredImage]) -> StoredMessage:
         stats=bounded_json.stored(stats),
         stopped=bool(stopped),
         created_at=created_at,
+        typed=typed,
     )
 
 
@@ -37,7 +40,7 @@ def require_conversation(connection: sqlite3.Connection, conversation_id: int) -
 def insert_message(connection: sqlite3.Connection, row: tuple) -> int:
     cursor = connection.execute(
         "INSERT INTO messages (conversation_id, role, text, answer_ids, stats, stopped,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        " created_at, typed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         row,
     )
     return int(cursor.lastrowid)

@@ -147,9 +147,11 @@ class HistoryStore:
         answer_ids: Sequence[int] | None = None,
         stats: dict | None = None,
         stopped: bool = False,
+        typed: str | None = None,
     ) -> StoredMessage:
         """Stores a message and copies its images into the store. The image files are
-        written first, outside the database lock; the rows then go in one transaction."""
+        written first, outside the database lock; the rows then go in one transaction.
+        `typed`: a question's typed words, when `text` is the prompt composed around them."""
         rows.check_role(role)
         for image in images:
             check_digest(image.digest)
@@ -162,6 +164,7 @@ class HistoryStore:
             rows.stats_to_json(stats),
             int(stopped),
             now,
+            typed,
         )
         created: list[str] = []
         with self._files_lock:
