@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop.cli import exit_codes
 from desktop.cli.common import (
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from desktop.core.ocr.models import OcrResult
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "ask",
         help="ask a question about images; streams the answer",
@@ -183,7 +183,7 @@ def run_each(
 
 def answer_record(
     answer: Answer, prompt: str, engine: VLMEngine, images: Sequence[LoadedImage]
-) -> dict:
+) -> dict[str, Any]:
     return {
         "answer": answer.text,
         "prompt": prompt,

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 HELP = "Commands: /image PATH (attach), /clear (new conversation), /quit. Ctrl+D quits."
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "chat",
         help="interactive multi-turn chat in the terminal",

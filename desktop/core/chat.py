@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # no imaging stack for plain data
     from PIL import Image
@@ -29,7 +29,7 @@ class GenerationSettings:
     top_p: float = 1.0
     repetition_penalty: float = 1.0
     seed: int | None = None
-    json_schema: dict | None = None  # constrain the answer to JSON matching this schema
+    json_schema: dict[str, Any] | None = None  # constrain the answer to JSON matching this schema
     ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
     draft: bool = True  # greedy answers verify drafts from the prompt and hints (same output)
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from desktop.core.chat import Answer, ImageLike
+from desktop.core.chat import Answer
 from desktop.core.presets import get_preset
 
 if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
+    from desktop.core.images import LoadedImage
     from desktop.core.ocr.models import OcrResult
 
 # Presets whose answer copies the image's text: the fast OCR of it is worth computing as drafts.
@@ -18,7 +19,7 @@ COPYING_PRESETS = frozenset({"text", "markdown", "json"})
 
 def refine_to_markdown(
     engine: VLMEngine,
-    image: ImageLike,
+    image: LoadedImage,
     *,
     max_new_tokens: int | None = None,
     on_text: Callable[[str], None] | None = None,

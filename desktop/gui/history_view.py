@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields
-
-from PySide6.QtWidgets import QWidget
+from typing import Any
 
 from desktop.core.chat import AnswerStats, GenerationSettings
 from desktop.core.conversation import AskRequest
@@ -16,6 +15,7 @@ from desktop.gui.messages import (
     AssistantMessage,
     ChatActions,
     ErrorMessage,
+    MessageWidget,
     NoteMessage,
     OcrMessage,
     UserMessage,
@@ -24,7 +24,7 @@ from desktop.gui.messages import (
 _STAT_FIELDS = {f.name for f in fields(AnswerStats)}
 
 
-def stats_from_dict(data: dict | None) -> AnswerStats | None:
+def stats_from_dict(data: dict[str, Any] | None) -> AnswerStats | None:
     if not data:
         return None
     return AnswerStats(**{k: v for k, v in data.items() if k in _STAT_FIELDS})
@@ -35,9 +35,9 @@ def message_widgets(
     chat: ChatHandle,
     actions: ChatActions,
     settings: GenerationSettings,
-) -> list[QWidget]:
+) -> list[MessageWidget | NoteMessage]:
     """The widgets of the stored `messages` of `chat` (an error's Retry asks in that chat)."""
-    widgets: list[QWidget] = []
+    widgets: list[MessageWidget | NoteMessage] = []
     question: StoredMessage | None = None
     for message in messages:
         widget = _widget(message, question, chat, actions, settings)
@@ -55,7 +55,7 @@ def _widget(
     chat: ChatHandle,
     actions: ChatActions,
     settings: GenerationSettings,
-) -> QWidget | None:
+) -> MessageWidget | NoteMessage | None:
     refs = [ImageRef.stored(image) for image in message.images]
     if message.role == "user":
         return UserMessage(message.text, refs, actions, typed=message.typed_text)

@@ -144,6 +144,8 @@ class EngineController(WorkerController):
     """GUI-side handle: sends requests to the worker thread and relays its signals. It keeps
     each request's cancellation event, so Stop reaches queued and running requests at once."""
 
+    worker: EngineWorker
+
     # The worker's signals, re-emitted on the GUI thread: flows connect to these, never to
     # the worker. `finished` comes after `busy` is updated.
     token = Signal(str)

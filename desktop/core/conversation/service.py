@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
 from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest
@@ -257,7 +257,7 @@ class ConversationService:
         *,
         images: Sequence[LoadedImage] = (),
         answer_ids: Sequence[int] | None = None,
-        stats: dict | None = None,
+        stats: dict[str, Any] | None = None,
         stopped: bool = False,
         typed: str | None = None,
     ) -> int | None:

@@ -8,6 +8,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from desktop.core.history.records import DATABASE_NAME, HistoryError
 from desktop.core.history_recovery import open_failure, recover_into
@@ -72,7 +73,7 @@ def open_database(database_path: Path) -> OpenedDatabase:
         raise HistoryError(open_failure(folder, exc)) from exc
 
 
-def column(connection: sqlite3.Connection, query: str, parameters: tuple) -> list:
+def column(connection: sqlite3.Connection, query: str, parameters: tuple[Any, ...]) -> list[Any]:
     return [row[0] for row in connection.execute(query, parameters)]
 
 

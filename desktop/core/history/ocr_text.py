@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.history.records import StoredMessage
 
@@ -51,7 +51,7 @@ class OcrText:
         data = json.loads(self.json) if self.json else {}
         return bool(data.get("tables")) if isinstance(data, dict) else False
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         return {
             "kind": _OCR_KIND,
             "markdown": self.markdown,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 DATABASE_NAME = "history.sqlite3"
 IMAGES_FOLDER = "images"
@@ -47,7 +48,7 @@ class StoredMessage:
     text: str
     images: list[StoredImage]
     answer_ids: list[int] | None
-    stats: dict | None
+    stats: dict[str, Any] | None
     stopped: bool
     created_at: float
     typed: str | None = None  # a question's typed words when `text` is the composed prompt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from desktop.core.chat import Conversation, Turn
+from desktop.core.chat import Conversation, ImageLike, Turn
 from desktop.core.history.records import StoredImage, StoredMessage
 from desktop.core.images import ImageError, LoadedImage
 
@@ -43,7 +43,7 @@ def _turn(
     load: Callable[[StoredImage], LoadedImage],
 ) -> Turn | None:
     try:
-        images = [load(image) for image in question.images]
+        images: list[ImageLike] = [load(image) for image in question.images]
     except ImageError:
         return None
     return Turn(

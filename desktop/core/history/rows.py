@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from desktop.core import bounded_json
 from desktop.core.history.records import ROLES, HistoryError, StoredImage, StoredMessage
 from desktop.core.images import LoadedImage
 
-MESSAGE_COLUMNS = (
-    "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed"
-)
+MESSAGE_COLUMNS = "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed"
 
 
-def message_from_row(row: tuple, images: list[StoredImage]) -> StoredMessage:
+def message_from_row(row: tuple[Any, ...], images: list[StoredImage]) -> StoredMessage:
     message_id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed = row
     return StoredMessage(
         id=message_id,
@@ -23,12 +22,23 @@ def message_from_row(row: tuple, images: list[StoredImage]) -> StoredMessage:
         role=role,
         text=text,
         images=images,
-        answer_ids=bounded_json.stored(answer_ids),
-        stats=bounded_json.stored(stats),
+        answer_ids=_token_ids(bounded_json.stored(answer_ids)),
+        stats=_object(bounded_json.stored(stats)),
         stopped=bool(stopped),
         created_at=created_at,
         typed=typed,
     )
+
+
+def _token_ids(value: object) -> list[int] | None:
+    """Stored token ids, or None when the value is not a list of integers (damaged)."""
+    if isinstance(value, list) and all(type(item) is int for item in value):
+        return value
+    return None
+
+
+def _object(value: object) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
 
 
 def require_conversation(connection: sqlite3.Connection, conversation_id: int) -> None:
@@ -37,13 +47,14 @@ def require_conversation(connection: sqlite3.Connection, conversation_id: int) -
         raise HistoryError("This conversation no longer exists, so the message was not saved.")
 
 
-def insert_message(connection: sqlite3.Connection, row: tuple) -> int:
+def insert_message(connection: sqlite3.Connection, row: tuple[Any, ...]) -> int:
     cursor = connection.execute(
         "INSERT INTO messages (conversation_id, role, text, answer_ids, stats, stopped,"
         " created_at, typed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         row,
     )
-    return int(cursor.lastrowid)
+    assert cursor.lastrowid is not None  # an INSERT sets it
+    return cursor.lastrowid
 
 
 def insert_image_reference(
@@ -72,12 +83,14 @@ def ids_to_json(answer_ids: Sequence[int] | None) -> str | None:
     return None if answer_ids is None else json.dumps([int(token) for token in answer_ids])
 
 
-def stats_to_json(stats: dict | None) -> str | None:
+def stats_to_json(stats: dict[str, Any] | None) -> str | None:
     return None if stats is None else json.dumps(stats, default=_plain_number)
 
 
 def _plain_number(value: object) -> float | int:
     # numpy scalars (e.g. timings computed with numpy) expose .item() -> int | float.
-    if hasattr(value, "item"):
-        return value.item()  # type: ignore[attr-defined]
+    item = getattr(value, "item", None)
+    plain = item() if callable(item) else None
+    if isinstance(plain, (int, float)):
+        return plain
     raise TypeError(f"cannot store {type(value).__name__} in message stats")

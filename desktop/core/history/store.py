@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 class HistoryStore:
     """The app's conversation store. Every method is thread-safe."""
 
-    def __init__(self, folder: str | os.PathLike) -> None:
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
         self.database_path = self.folder / DATABASE_NAME
         self.images_folder = self.folder / IMAGES_FOLDER
@@ -71,7 +71,8 @@ class HistoryStore:
                 "INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)",
                 (clean_title(title), now, now),
             )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def rename_conversation(self, conversation_id: int, title: str) -> bool:
         """Returns False when the conversation no longer exists."""
@@ -145,7 +146,7 @@ class HistoryStore:
         text: str,
         images: Sequence[LoadedImage] = (),
         answer_ids: Sequence[int] | None = None,
-        stats: dict | None = None,
+        stats: dict[str, Any] | None = None,
         stopped: bool = False,
         typed: str | None = None,
     ) -> StoredMessage:
@@ -193,7 +194,7 @@ class HistoryStore:
         *,
         text: str | None = None,
         answer_ids: Sequence[int] | None = None,
-        stats: dict | None = None,
+        stats: dict[str, Any] | None = None,
         stopped: bool | None = None,
     ) -> StoredMessage | None:
         """Changes the given fields (None leaves one as it is). Returns the updated message,
@@ -347,7 +348,7 @@ class HistoryStore:
         return rows.message_from_row(row, images.get(message_id, []))
 
     def _images_by_message(
-        self, connection: sqlite3.Connection, query: str, parameters: tuple
+        self, connection: sqlite3.Connection, query: str, parameters: tuple[Any, ...]
     ) -> dict[int, list[StoredImage]]:
         grouped: dict[int, list[StoredImage]] = {}
         for message_id, digest, name, width, height in connection.execute(query, parameters):
