@@ -15,6 +15,7 @@ import re
 import stat
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 # Model configs and manifests are a few hundred kB at most (tokenizer.json, read elsewhere, is
 # the one large JSON file of a model folder).
@@ -92,3 +93,17 @@ def nesting_depth(text: str) -> int:
 
 def _size(count: int) -> str:
     return f"{count / 1e6:,.1f} MB" if count >= 1e6 else f"{count:,} bytes"
+
+
+def read_json_object(
+    path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH
+) -> dict[str, Any]:
+    """`read_json` of a file that must hold a JSON object (a config, a manifest): JsonError
+    naming the file when it holds anything else."""
+    return as_object(read_json(path, max_bytes=max_bytes, max_depth=max_depth), str(path))
+
+
+def as_object(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise JsonError(f"{what} does not hold a JSON object.")
+    return value

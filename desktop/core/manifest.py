@@ -78,7 +78,9 @@ class Manifest:
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
-        return cls.from_dict(bounded_json.loads(text, what=MANIFEST_NAME))
+        return cls.from_dict(
+            bounded_json.as_object(bounded_json.loads(text, what=MANIFEST_NAME), MANIFEST_NAME)
+        )
 
     @classmethod
     def from_dict(cls, data: dict) -> Manifest:

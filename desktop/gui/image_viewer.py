@@ -22,19 +22,19 @@ class ImageViewer(QDialog):
         self._pixmap: QPixmap = full_pixmap(ref)
         self._fit = True
         layout = QVBoxLayout(self)
-        self.scroll = QScrollArea()
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.picture = QLabel()
         self.picture.setAccessibleName(f"Image {ref.name}")
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scroll.setWidget(self.picture)
-        self.scroll.setWidgetResizable(True)
-        layout.addWidget(self.scroll, 1)
+        self.scroll_area.setWidget(self.picture)
+        self.scroll_area.setWidgetResizable(True)
+        layout.addWidget(self.scroll_area, 1)
         buttons = QHBoxLayout()
         self.zoom_button = push_button("Actual size", tooltip="Toggle fit to window / 100 %")
         self.zoom_button.clicked.connect(self._toggle_fit)
         extract = push_button("Extract text", "primary", "Read the text of this image")
-        extract.clicked.connect(lambda: (self.extract_requested.emit(self.ref), self.accept()))
+        extract.clicked.connect(self._extract)
         close = push_button("Close")
         close.clicked.connect(self.reject)
         buttons.addWidget(self.zoom_button)
@@ -50,10 +50,14 @@ class ImageViewer(QDialog):
         super().resizeEvent(event)
         self._show()
 
+    def _extract(self) -> None:
+        self.extract_requested.emit(self.ref)
+        self.accept()
+
     def _toggle_fit(self) -> None:
         self._fit = not self._fit
         self.zoom_button.setText("Actual size" if self._fit else "Fit to window")
-        self.scroll.setWidgetResizable(self._fit)
+        self.scroll_area.setWidgetResizable(self._fit)
         self._show()
 
     def _show(self) -> None:
@@ -61,7 +65,7 @@ class ImageViewer(QDialog):
             self.picture.setPixmap(self._pixmap)
             self.picture.adjustSize()
             return
-        area = self.scroll.viewport().size()
+        area = self.scroll_area.viewport().size()
         ratio = self.devicePixelRatioF()
         if (
             self._pixmap.width() <= area.width() * ratio

@@ -55,6 +55,7 @@ class StorageWorker(QObject):
 
 
 class StorageController(WorkerController):
+    worker: StorageWorker
     problem = Signal(str)  # a task without its own on_error failed
     _run_requested = Signal(object)
 

@@ -38,8 +38,8 @@ class WorkerController(QObject):
         self.worker = worker
         self._thread = WorkerThread(worker, name)
 
-    @property
-    def thread(self) -> QThread:
+    @property  # shadows QObject.thread(): the controller lives on the GUI thread
+    def thread(self) -> QThread:  # type: ignore[override]  # its worker's thread
         return self._thread.thread
 
     def prepare_shutdown(self) -> None:

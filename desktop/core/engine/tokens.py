@@ -10,7 +10,7 @@ import numpy as np
 import openvino as ov
 import openvino_tokenizers  # noqa: F401  (registers the tokenizer ops with new ov.Core objects)
 
-from desktop.core.bounded_json import read_json
+from desktop.core.bounded_json import read_json_object
 
 ENCODE_CACHE_SIZE = 1024
 
@@ -27,11 +27,11 @@ class SpecialIds:
 
 def read_special_ids(folder: Path) -> SpecialIds:
     """Ids of the chat markers, from the exported tokenizer config and model config."""
-    config = read_json(folder / "config.json")
+    config = read_json_object(folder / "config.json")
     by_text: dict[str, int] = {}
     tok_config = folder / "tokenizer_config.json"
     if tok_config.is_file():
-        for token_id, info in read_json(tok_config).get("added_tokens_decoder", {}).items():
+        for token_id, info in read_json_object(tok_config).get("added_tokens_decoder", {}).items():
             by_text[info["content"]] = int(token_id)
     im_end = by_text["<|im_end|>"]
     eos = {im_end}
@@ -52,7 +52,7 @@ def read_special_ids(folder: Path) -> SpecialIds:
 
 def _generation_eos(folder: Path) -> object:  # an id, a list of ids or None
     path = folder / "generation_config.json"
-    return read_json(path).get("eos_token_id") if path.is_file() else None
+    return read_json_object(path).get("eos_token_id") if path.is_file() else None
 
 
 class TextCodec:

@@ -90,6 +90,7 @@ def _activation_fq(value: ov.Output, low: float, high: float) -> ov.Output:
 def _weight_fq(node: ov.Node, weights: ov.Output) -> ov.Output:
     """Symmetric per-output-channel FakeQuantize (255 levels, i8 without -128)."""
     data = _weights(weights)
+    assert data is not None  # the caller quantizes constant weights only
     kind = node.get_type_name()
     if kind == "MatMul":
         transposed = node.get_attributes().get("transpose_b", False)

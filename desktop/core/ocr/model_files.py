@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from desktop.core import atomic, paths
-from desktop.core.bounded_json import read_json
+from desktop.core.bounded_json import read_json_object
 
 
 class OcrModelError(RuntimeError):
@@ -138,7 +138,7 @@ def write_manifest(folder: Path, files: dict[str, str], versions: dict[str, str]
 
 def _valid_int8(folder: Path) -> dict[str, Path] | None:
     try:
-        manifest = read_json(folder / MANIFEST_NAME)
+        manifest = read_json_object(folder / MANIFEST_NAME)
         if manifest["source_sizes"] != source_signature():
             return None
         found = {role: folder / _plain_name(manifest["files"][role]) for role in QUANTIZED}

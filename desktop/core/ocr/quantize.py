@@ -66,7 +66,8 @@ def calibration_samples(pages: int, seed: int) -> tuple[list[np.ndarray], list[n
     """Detector inputs of rendered pages, and recognizer inputs of the lines found on them."""
     reader = PpOcr(find_model_files("fp32"))
     settings = DetectorSettings()
-    det_samples, rec_samples = [], []
+    det_samples: list[np.ndarray] = []
+    rec_samples: list[np.ndarray] = []
     for bgr in calibration_pages(pages, seed):
         det_samples.append(detector_input(bgr, settings).tensor)
         crops = [crop_line(bgr, quad) for quad in reader.detect(bgr, settings)]

@@ -20,8 +20,8 @@ import struct
 import sys
 import tempfile
 from dataclasses import dataclass
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import (
-    AuthenticationError,
     Client,
     Connection,
     answer_challenge,
