@@ -140,10 +140,12 @@ class ApiRoutes:
         if call.stream:
             events = self._events(call, relay, cancel, reply, deadline)
             return StreamingResponse(events, media_type="text/event-stream", headers=_NO_CACHE)
+        watcher = asyncio.ensure_future(_until_disconnect(request, cancel))
         try:
             completion = await _collect(relay, deadline)
         finally:
-            cancel.set()  # a timeout or an error: the job, waiting or running, ends
+            cancel.set()  # a timeout, an error, a client gone: the job, waiting or running, ends
+            watcher.cancel()
         return JSONResponse(reply.completion(completion))
 
     async def ocr(self, request: Request) -> Response:
@@ -262,6 +264,14 @@ _NO_CACHE = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 def _event(data: dict) -> str:
     return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+async def _until_disconnect(request: Request, cancel: threading.Event) -> None:
+    """Sets `cancel` when the client of a non-streaming answer goes away (the body is read
+    already, so the next message the server has for this request is its disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    cancel.set()
 
 
 async def _collect(relay: Relay, deadline: float) -> Completion:
