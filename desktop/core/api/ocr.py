@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop.core.api.body import parse_body
 from desktop.core.api.errors import ApiError, invalid
 from desktop.core.api.messages import decode_data_url, decode_image
 from desktop.core.images import LoadedImage
@@ -58,10 +59,7 @@ def parse_ocr(content_type: str, body: bytes, query_format: str | None) -> OcrCa
         raise ApiError(
             415, "Send the image as image/* bytes or as JSON with an 'image' field.", "bad_type"
         )
-    try:
-        data = json.loads(body)
-    except ValueError as exc:
-        raise invalid("The request body is not valid JSON.") from exc
+    data = parse_body(body, len(body))  # bounded depth, text only (a 400 otherwise)
     image = data.get("image") if isinstance(data, dict) else None
     if not isinstance(image, str) or not image:
         raise invalid("'image' must be a data: URL or base64 image.", "image")

@@ -28,8 +28,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from desktop.core.api import ocr as ocr_api
+from desktop.core.api.body import parse_body
 from desktop.core.api.completion import ChatRunner, Completion
-from desktop.core.api.errors import ApiError, invalid
+from desktop.core.api.errors import ApiError
 from desktop.core.api.jobs import EngineJob, JobQueue, QueueClosed, QueueFull
 from desktop.core.api.messages import ChatCall, parse_chat
 from desktop.core.errors import describe
@@ -126,7 +127,8 @@ class ApiRoutes:
 
     async def chat(self, request: Request) -> Response:
         deadline = time.monotonic() + self.limits.request_timeout_s
-        call = await anyio.to_thread.run_sync(parse_chat, _json(await request.body()))
+        body = await request.body()
+        call = await anyio.to_thread.run_sync(lambda: parse_chat(parse_body(body, len(body))))
         self._check_model(call.model)
         relay = Relay(asyncio.get_running_loop())
         cancel = threading.Event()
@@ -283,13 +285,6 @@ async def _collect(relay: Relay, deadline: float) -> Completion:
         if kind == "error":
             assert isinstance(value, ApiError)
             raise value
-
-
-def _json(body: bytes) -> object:
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise invalid("The request body is not valid JSON.") from exc
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
