@@ -114,3 +114,16 @@ def http_call(api, method: str, path: str, body: bytes | dict | None = None, hea
     except ValueError:
         parsed = data.decode(errors="replace")
     return response.status, {k.lower(): v for k, v in response.getheaders()}, parsed
+
+
+def serve_until_stdin_closes(model_dir: str, data_dir: str) -> None:
+    """A server in a process of its own (memory tests read its RSS): prints its port and
+    token as JSON, serves until stdin closes."""
+    import sys
+
+    from desktop.core.engine import VLMEngine
+
+    api = start_api(VLMEngine.load(Path(model_dir)), Path(data_dir))
+    print(json.dumps({"port": api.server.port, "token": api.token}), flush=True)
+    sys.stdin.read()
+    api.stop()

@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from desktop.core.api import memory
 from desktop.core.api import ocr as ocr_api
 from desktop.core.api.body import parse_body
 from desktop.core.api.completion import ChatRunner, Completion
@@ -111,6 +113,9 @@ class ApiRoutes:
         self.running: set[threading.Event] = set()  # cancel events of the jobs under way
         self._ocr_admission = Admission(limits.max_ocr_waiting + 1)
         self._ocr_lane = anyio.CapacityLimiter(1)
+        # Images are decoded one at a time: a 100-megapixel image takes 300 MB as pixels, so
+        # N requests decoding side by side would take N times that at once.
+        self._decode_lane = anyio.CapacityLimiter(1)
 
     def cancel_all(self) -> None:
         """Any thread: the answers under way end at their next token (stopping the server)."""
@@ -128,7 +133,9 @@ class ApiRoutes:
     async def chat(self, request: Request) -> Response:
         deadline = time.monotonic() + self.limits.request_timeout_s
         body = await request.body()
-        call = await anyio.to_thread.run_sync(lambda: parse_chat(parse_body(body, len(body))))
+        call = await anyio.to_thread.run_sync(
+            lambda: parse_chat(parse_body(body, len(body))), limiter=self._decode_lane
+        )
         self._check_model(call.model)
         relay = Relay(asyncio.get_running_loop())
         cancel = threading.Event()
@@ -139,16 +146,19 @@ class ApiRoutes:
         )
         self._enqueue(job)
         reply = _Reply(call.model)
+        after = _giving_back(call.images + [i for turn in call.history for i in turn.images])
         if call.stream:
             events = self._events(call, relay, cancel, reply, deadline)
-            return StreamingResponse(events, media_type="text/event-stream", headers=_NO_CACHE)
+            return StreamingResponse(
+                events, media_type="text/event-stream", headers=_NO_CACHE, background=after
+            )
         watcher = asyncio.ensure_future(_until_disconnect(request, cancel))
         try:
             completion = await _collect(relay, deadline)
         finally:
             cancel.set()  # a timeout, an error, a client gone: the job, waiting or running, ends
             watcher.cancel()
-        return JSONResponse(reply.completion(completion))
+        return JSONResponse(reply.completion(completion), background=after)
 
     async def ocr(self, request: Request) -> Response:
         body = await request.body()
@@ -159,12 +169,13 @@ class ApiRoutes:
             request.query_params.get("format"),
         )
         with self._ocr_admission.enter():
-            call = await anyio.to_thread.run_sync(parse)
+            call = await anyio.to_thread.run_sync(parse, limiter=self._decode_lane)
+            after = _giving_back([call.image] if call.image else [])
             engine = await anyio.to_thread.run_sync(self.backend.ocr)
             answer = await anyio.to_thread.run_sync(
                 ocr_api.read, engine, call, limiter=self._ocr_lane
             )
-        return JSONResponse(answer.body())
+        return JSONResponse(answer.body(), background=after)
 
     def _check_model(self, name: str) -> None:
         loaded = self.backend.model_name()
@@ -234,6 +245,14 @@ class ApiRoutes:
                 return
         finally:  # also when the client went away mid-answer
             cancel.set()
+
+
+def _giving_back(images: list) -> BackgroundTask | None:
+    """After the response: large images' memory back to the system (the images themselves
+    are let go with the request's locals by then)."""
+    if not memory.large(images):
+        return None
+    return BackgroundTask(anyio.to_thread.run_sync, memory.give_back)
 
 
 class _Reply:
