@@ -181,7 +181,7 @@ def find_preset(name: str, book: PresetBook, default_length: int | None = None) 
                 "Edit it in Settings > My prompts."
             )
         return own.as_preset(default_length)
-    names = [*PRESETS, *(shown(p.name) for p in book.presets)]
+    names = [*PRESETS, *(p.name for p in book.presets)]  # checked when read: printable
     raise ValueError(f"Unknown preset {shown(name)}; choose one of: {', '.join(names)}.")
 
 
