@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import select
 import socket
-import threading
 import time
 from contextlib import ExitStack
 
-from api_support import http_call, start_api, user_message
+from api_support import hold_after_a_full_answer, http_call, start_api
 
 HALF_SENT = b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthoriz"
 
@@ -156,40 +155,16 @@ def test_a_body_that_stops_arriving_is_a_408_within_the_read_timeout(engine, tmp
 
 def test_a_client_leaving_a_non_streaming_answer_stops_it(engine, tmp_path, sample_image):
     api = start_api(engine, tmp_path)
-    runner = api.server.routes.runner
-    started, finished = threading.Event(), threading.Event()
-    results, saw_leave = [], []
-    original = runner.run
-
-    def gated_run(engine, call, emit, cancel):
-        def emit_then_hold(text):  # after its first words the engine waits for the leave
-            emit(text)
-            started.set()
-            saw_leave.append(cancel.wait(60))
-
-        try:
-            results.append(original(engine, call, emit_then_hold, cancel))
-        finally:
-            finished.set()
-        return results[-1]
-
     try:
-        messages = [user_message("Go on.", sample_image)]
-        full = api.client().chat.completions.create(
-            model="desklens", messages=messages, max_tokens=2000
-        )
-        assert full.usage.completion_tokens > 8
-        runner.run = gated_run
+        held, _, full_tokens = hold_after_a_full_answer(api, sample_image)
         body = (
             '{"model": "desklens", "max_tokens": 2000, "messages": [{"role": "user", '
             '"content": "Go on."}]}'
         )
         with _send_head(api, f"Content-Length: {len(body)}\r\n") as sock:
             sock.sendall(body.encode())
-            assert started.wait(120)
-        assert finished.wait(120)
-        assert saw_leave[-1] is True  # the job's cancel was set by the disconnect
-        assert results[0].usage.completion_tokens <= 3 < full.usage.completion_tokens
+            assert held.started.wait(120)  # the first words: leave (the socket closes)
+        assert held.stopped_by_the_leave(full_tokens)
         assert http_call(api, "GET", "/models")[0] == 200
     finally:
         api.stop()
