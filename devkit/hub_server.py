@@ -6,6 +6,11 @@ Serves folders as model repos in the hub's layout: `GET /api/models/{repo}[/revi
 served damaged (`corrupt`), or cut off after some bytes (`stall`: the handler sets
 `stalled`, waits for `release`, then drops the connection) so a test can kill the client
 mid-file without guessing at timings.
+
+Misbehaviours of a hostile or broken hub: a test may add files under any name to a repo
+(`hub.repos[id].files[name] = data`: absolute, `..`, backslashes are listed as given);
+`resize` sends a GET body longer or shorter than the size the listing and HEAD announce;
+`redirect` answers a file's GET with a 302 to other bytes.
 """
 
 from __future__ import annotations
@@ -69,6 +74,8 @@ class HubServer:
         self.stalled = threading.Event()
         self.release = threading.Event()
         self.bytes_per_chunk: int | None = None
+        self.resize: dict[str, int] = {}  # file -> bytes added (or, negative, cut) on GET
+        self.redirect: dict[str, bytes] = {}  # file -> the bytes a GET is redirected to
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -124,6 +131,9 @@ class HubServer:
 
             def _serve(self) -> None:
                 path = unquote(urlsplit(self.path).path)
+                if path.startswith("/elsewhere/"):  # where `redirect` sends a client
+                    hub.log.append(Request(self.command, path, self.headers.get("Range")))
+                    return self._send_plain(hub.redirect[path[len("/elsewhere/") :]])
                 api = re.fullmatch(r"/api/models/([^/]+/[^/]+)(?:/revision/[^/]+)?", path)
                 resolve = re.fullmatch(r"/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
                 name = resolve[3] if resolve else path
@@ -144,9 +154,27 @@ class HubServer:
                     return self._missing("EntryNotFound")
                 self._send_file(name, data)
 
+            def _send_plain(self, data: bytes) -> None:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command == "GET":
+                    self.wfile.write(data)
+
+            def _redirect(self, name: str) -> None:
+                self.send_response(302)
+                self.send_header("Location", f"/elsewhere/{name}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def _send_file(self, name: str, data: bytes) -> None:
                 if name in hub.corrupt:
                     data = bytes([data[0] ^ 0xFF]) + data[1:]
+                if self.command == "GET" and name in hub.redirect:
+                    return self._redirect(name)
+                if self.command == "GET" and name in hub.resize:
+                    extra = hub.resize[name]
+                    data = data + b"\0" * extra if extra > 0 else data[: len(data) + extra]
                 start = 0
                 wanted = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
                 status = 200

@@ -37,9 +37,10 @@ def run(args: argparse.Namespace) -> int:
         if hand_to_open_app(args.files):
             return 0
     # Qt aborts the process when its platform plugin cannot load: check first, say why.
-    from desktop.gui.platform_check import platform_problem
+    from desktop.gui.platform_check import forget_dead_wayland, platform_problem
 
     problem = platform_problem()
+    forget_dead_wayland()  # after the check, which names it when nothing else is left
     if problem is not None:
         print(f"desklens: error: {problem}", file=sys.stderr)
         return exit_codes.FAILED

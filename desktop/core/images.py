@@ -210,8 +210,47 @@ def _empty_error(label: str) -> ImageError:
 
 
 def _open_and_decode(file: BinaryIO, label: str) -> Image.Image:
-    with _translated_errors(label), Image.open(file) as opened:
+    try:
+        with _translated_errors(label), Image.open(file) as opened:
+            return _decode(opened, label, owned=True)
+    except ImageError as exc:
+        if not _text_too_large(exc.__cause__):
+            raise
+    # A PNG whose text metadata (zTXt, iTXt) unpacks beyond Pillow's bound: the pixels are
+    # fine, so they are read without the metadata (which DeskLens never uses).
+    file.seek(0)
+    with _translated_errors(label), Image.open(_png_without_text(file, label)) as opened:
         return _decode(opened, label, owned=True)
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
+
+
+def _text_too_large(cause: BaseException | None) -> bool:
+    text = str(cause)
+    return isinstance(cause, ValueError) and ("MAX_TEXT_CHUNK" in text or "text chunks" in text)
+
+
+def _png_without_text(file: BinaryIO, label: str) -> io.BytesIO:
+    """The PNG in `file` with its text chunks left out (read chunk by chunk, skipped by
+    seeking: a text chunk's data is never held in memory)."""
+    if file.read(8) != _PNG_SIGNATURE:
+        raise ImageError(f"{_quote(label)} is damaged or incomplete and could not be decoded.")
+    kept = io.BytesIO()
+    kept.write(_PNG_SIGNATURE)
+    while head := file.read(8):
+        if len(head) < 8:
+            break
+        length, kind = int.from_bytes(head[:4], "big"), head[4:]
+        if kind in _PNG_TEXT_CHUNKS:
+            file.seek(length + 4, io.SEEK_CUR)  # data and CRC
+            continue
+        kept.write(head + file.read(length + 4))
+        if kind == b"IEND":
+            break
+    kept.seek(0)
+    return kept
 
 
 def _decode(image: Image.Image, label: str, *, owned: bool) -> Image.Image:

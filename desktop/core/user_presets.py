@@ -18,6 +18,7 @@ from pathlib import Path
 from desktop.core import atomic, bounded_json
 from desktop.core.chat import GenerationSettings
 from desktop.core.presets import PRESETS, Preset
+from desktop.core.schema_check import schema_problem
 
 PRESETS_FILE = "presets.json"
 USER_KEY_PREFIX = "user:"
@@ -106,6 +107,11 @@ def parse_preset(item: object, where: str) -> UserPreset:
     name, prompt = item.get("name"), item.get("prompt")
     if not isinstance(name, str) or not name.strip() or len(name) > 60:
         raise PresetError(f"{where}: name must be text of 1 to 60 characters.")
+    if not all(char.isprintable() or char == " " for char in " ".join(name.split())):
+        raise PresetError(
+            f"{where}: the name {shown(name)} holds control or direction characters; "
+            "use letters, digits, spaces and punctuation."
+        )
     if not isinstance(prompt, str) or not prompt.strip() or len(prompt) > MAX_PROMPT_CHARS:
         raise PresetError(f'{where} ("{name}"): prompt must be text of 1 to {MAX_PROMPT_CHARS}.')
     length = item.get("max_new_tokens")
@@ -168,9 +174,22 @@ def find_preset(name: str, book: PresetBook, default_length: int | None = None) 
         return replace(preset, settings=preset.settings_with(max_new_tokens=default_length))
     own = book.find(name.removeprefix(USER_KEY_PREFIX))
     if own is not None:
+        problem = schema_problem(own.json_schema) if own.json_schema else None
+        if problem:
+            raise ValueError(
+                f"Your prompt {shown(own.name)} has a JSON schema that {problem}. "
+                "Edit it in Settings > My prompts."
+            )
         return own.as_preset(default_length)
-    names = [*PRESETS, *(p.name for p in book.presets)]
-    raise ValueError(f"Unknown preset '{name}'; choose one of: {', '.join(names)}.")
+    names = [*PRESETS, *(p.name for p in book.presets)]  # checked when read: printable
+    raise ValueError(f"Unknown preset {shown(name)}; choose one of: {', '.join(names)}.")
+
+
+def shown(text: str) -> str:
+    """`text` quoted for a terminal or a log: control and direction characters (ESC, NUL,
+    U+202E...) escaped, never printed raw."""
+    safe = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return f"'{safe}'"
 
 
 @dataclass
@@ -191,4 +210,8 @@ class PresetDraft:
                 raise PresetError(f"{where}: {exc}") from exc
         item = {"name": self.name, "prompt": self.prompt, "json_schema": schema}
         item["max_new_tokens"] = self.max_new_tokens or None
-        return parse_preset(item, where)
+        preset = parse_preset(item, where)
+        problem = schema_problem(schema) if schema else None
+        if problem:
+            raise PresetError(f"{where}: the JSON schema {problem}.")
+        return preset

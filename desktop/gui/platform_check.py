@@ -3,18 +3,24 @@ to a missing platform is abort() (SIGABRT and a core dump), with the reason buri
 
 On Linux the X11 platform plugin (xcb) needs libxcb-* libraries that minimal desktops lack;
 each is looked for by its soname (what the plugin's loader asks for), so the sentence names
-every missing one and the Debian/Ubuntu packages that provide them. Other platforms, and a
-platform chosen with QT_QPA_PLATFORM (offscreen, wayland...), are left to Qt.
+every missing one and the Debian/Ubuntu packages that provide them. A Wayland session counts
+only when its compositor's socket answers (WAYLAND_DISPLAY naming a socket that is gone made
+Qt fall back to X11 and abort); `forget_dead_wayland` drops such a WAYLAND_DISPLAY so Qt uses
+X11 where an X server answers. A platform chosen with QT_QPA_PLATFORM must be one PySide6
+ships; offscreen, vnc and the like are then left to Qt.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 import re
 import socket
+import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
 
 # soname -> Debian/Ubuntu package: what PySide6's xcb plugin (libqxcb.so and
 # libQt6XcbQpa.so) links against beyond Qt itself.
@@ -48,9 +54,20 @@ def platform_problem(environ: Mapping[str, str] | None = None) -> str | None:
         return None
     chosen = env.get("QT_QPA_PLATFORM", "").split(":")[0].split(";")[0]
     if chosen and chosen != "xcb":
-        return None  # offscreen, wayland, vnc...: the user picked it
+        return _chosen_platform_problem(chosen, env)
     if not chosen and env.get("WAYLAND_DISPLAY"):
-        return None  # Qt tries its Wayland plugin first
+        if wayland_answers(env):
+            return None  # Qt tries its Wayland plugin first
+        if not env.get("DISPLAY"):
+            return (
+                f"DeskLens cannot open its window: WAYLAND_DISPLAY={env['WAYLAND_DISPLAY']} "
+                "names no running Wayland compositor and DISPLAY is not set. Start it from a "
+                "desktop session, or use the command line (`desklens --help`)."
+            )
+    return _x11_problem(env)
+
+
+def _x11_problem(env: Mapping[str, str]) -> str | None:
     missing = missing_libraries()
     if missing:
         packages = " ".join(sorted({XCB_LIBRARIES[name] for name in missing}))
@@ -72,6 +89,70 @@ def platform_problem(environ: Mapping[str, str] | None = None) -> str | None:
             "Start it from a desktop session, or use the command line (`desklens --help`)."
         )
     return None
+
+
+def _chosen_platform_problem(chosen: str, env: Mapping[str, str]) -> str | None:
+    available = qt_platforms()
+    if available is not None and chosen.split("-")[0] not in available:
+        return (
+            f"DeskLens cannot open its window: QT_QPA_PLATFORM={chosen} is not a platform this "
+            f"Qt has (it has {', '.join(sorted(available))}). Unset QT_QPA_PLATFORM or choose "
+            "one of those."
+        )
+    if chosen.startswith("wayland") and not wayland_answers(env):
+        return (
+            f"DeskLens cannot open its window: QT_QPA_PLATFORM={chosen} but no Wayland "
+            f"compositor answers at WAYLAND_DISPLAY={env.get('WAYLAND_DISPLAY') or 'wayland-0'}. "
+            "Start it from a desktop session, or use the command line (`desklens --help`)."
+        )
+    return None  # offscreen, vnc...: the user picked it
+
+
+def qt_platforms() -> set[str] | None:
+    """The platform plugins PySide6 ships (xcb, wayland, offscreen...), or None when its
+    plugin folder cannot be found (then Qt decides)."""
+    spec = importlib.util.find_spec("PySide6")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        folder = Path(root, "Qt", "plugins", "platforms")
+        if folder.is_dir():
+            names = {re.sub(r"^(lib)?q", "", p.name.split(".")[0]) for p in folder.iterdir()}
+            return {name.split("-")[0] for name in names if name}
+    return None
+
+
+def wayland_socket(env: Mapping[str, str]) -> Path | None:
+    """Where the Wayland client library looks for the compositor (None: nowhere to look)."""
+    name = env.get("WAYLAND_DISPLAY") or "wayland-0"
+    if name.startswith("/"):
+        return Path(name)
+    runtime = env.get("XDG_RUNTIME_DIR")
+    return Path(runtime, name) if runtime else None
+
+
+def wayland_answers(env: Mapping[str, str]) -> bool:
+    """True when a compositor listens on the socket WAYLAND_DISPLAY names."""
+    path = wayland_socket(env)
+    try:
+        if path is None or not stat.S_ISSOCK(path.stat().st_mode):
+            return False
+    except OSError:
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def forget_dead_wayland(environ: MutableMapping[str, str] | None = None) -> None:
+    """Drops a WAYLAND_DISPLAY whose compositor does not answer (unless the user chose a
+    platform), so that Qt goes straight to X11 instead of failing on Wayland first."""
+    env = os.environ if environ is None else environ
+    dead = env.get("WAYLAND_DISPLAY") and not wayland_answers(env)
+    if dead and not env.get("QT_QPA_PLATFORM"):
+        del env["WAYLAND_DISPLAY"]
 
 
 def missing_libraries(names: Mapping[str, str] | None = None) -> list[str]:

@@ -114,3 +114,59 @@ def http_call(api, method: str, path: str, body: bytes | dict | None = None, hea
     except ValueError:
         parsed = data.decode(errors="replace")
     return response.status, {k.lower(): v for k, v in response.getheaders()}, parsed
+
+
+def serve_until_stdin_closes(model_dir: str, data_dir: str) -> None:
+    """A server in a process of its own (memory tests read its RSS): prints its port and
+    token as JSON, serves until stdin closes."""
+    import sys
+
+    from desktop.core.engine import VLMEngine
+
+    api = start_api(VLMEngine.load(Path(model_dir)), Path(data_dir))
+    print(json.dumps({"port": api.server.port, "token": api.token}), flush=True)
+    sys.stdin.read()
+    api.stop()
+
+
+class HeldAnswers:
+    """Wraps the server's ChatRunner: after its first words, an answer waits (60 s at most)
+    until its request's cancel is set, so a test can leave mid-answer without timing."""
+
+    def __init__(self, api: RunningApi) -> None:
+        import threading
+
+        self.started, self.finished = threading.Event(), threading.Event()
+        self.results: list = []
+        self.saw_leave: list[bool] = []
+        runner = api.server.routes.runner
+        self._original = runner.run
+        runner.run = self.run
+
+    def run(self, engine, call, emit, cancel):
+        def emit_then_hold(text: str) -> None:
+            emit(text)
+            self.started.set()
+            self.saw_leave.append(cancel.wait(60))
+
+        try:
+            self.results.append(self._original(engine, call, emit_then_hold, cancel))
+        finally:
+            self.finished.set()
+        return self.results[-1]
+
+    def stopped_by_the_leave(self, full_tokens: int) -> bool:
+        """The answer ended, its cancel was set by the client leaving, after <= 3 tokens."""
+        assert self.finished.wait(120)
+        tokens = self.results[0].usage.completion_tokens
+        return self.saw_leave[-1] is True and tokens <= 3 < full_tokens
+
+
+def hold_after_a_full_answer(api: RunningApi, image) -> tuple[HeldAnswers, list[dict], int]:
+    """A whole answer first (its length), then answers held: (held, messages, full tokens)."""
+    messages = [user_message("Go on.", image)]
+    full = api.client().chat.completions.create(
+        model="desklens", messages=messages, max_tokens=2000
+    )
+    assert full.usage.completion_tokens > 8
+    return HeldAnswers(api), messages, full.usage.completion_tokens

@@ -26,15 +26,16 @@ TEXTS = {
 
 
 class Page(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, fetch_images: bool = True) -> None:
         super().__init__()
+        self.fetch_images = fetch_images
         self.images: list[Image.Image] = []
         self.text: list[str] = []
         self.tags: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
-        if tag == "img":
+        if tag == "img" and self.fetch_images:
             source = dict(attrs)["src"]
             prefix = "data:image/png;base64,"
             assert source.startswith(prefix)
@@ -42,6 +43,16 @@ class Page(HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+
+
+def rendered(markdown: str) -> Page:
+    """The Markdown as a CommonMark viewer renders it (markdown-it-py, with raw HTML on, as
+    most viewers have it), read back; images are not fetched."""
+    from markdown_it import MarkdownIt
+
+    page = Page(fetch_images=False)
+    page.feed(MarkdownIt("commonmark", {"html": True}).render(markdown))
+    return page
 
 
 def picture(tmp_path: Path, name: str, size: tuple[int, int], colour: str):
@@ -73,8 +84,10 @@ def test_markdown_has_every_turn_and_a_folder_with_every_picture(chat, tmp_path)
 
     text = target.read_text(encoding="utf-8")
     assert exported.messages == 4 and exported.images == 2  # red is shown twice, stored once
+    page = rendered(text)  # what a Markdown viewer shows: the markup in messages as text
     for value in TEXTS.values():
-        assert value in text
+        assert value.replace("**", "") in "".join(page.text)
+    assert "script" not in page.tags and "b" not in page.tags
     assert text.startswith("# Invoice: check/totals\n")
     folder = tmp_path / "out" / "chat images"
     files = sorted(folder.iterdir())
@@ -103,7 +116,8 @@ def test_html_is_self_contained_escaped_and_has_every_picture(chat, tmp_path):
 def test_clipboard_markdown_names_the_pictures(chat):
     _data, store, chat_id = chat
     text = clipboard_markdown("T", store.messages(chat_id))
-    assert "![red shot.png](red shot.png)" in text and TEXTS["assistant"] in text
+    assert "![red shot.png](red shot.png)" in text
+    assert "alert(1)" in "".join(rendered(text).text) and "script" not in rendered(text).tags
 
 
 def test_cli_exports_the_last_chat_and_refuses_an_unknown_one(chat, tmp_path, capsys):

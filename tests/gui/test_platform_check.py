@@ -1,6 +1,7 @@
 """The start-up check before the first QApplication: a missing X library, display or X server
-is one sentence with what to install or do (exit 1), never Qt's abort; on a real X server
-(Xvfb) the window opens."""
+is one sentence with what to install or do (exit 1), never Qt's abort, and so is a Wayland
+display whose compositor is gone or a platform Qt does not have; on a real X server (Xvfb) the
+window opens."""
 
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ def test_a_missing_xcb_library_names_it_and_its_package(monkeypatch: pytest.Monk
         ({"DISPLAY": ":97"}, "no X server answers at DISPLAY=:97"),
         ({"DISPLAY": "unix:97.0"}, "no X server answers at DISPLAY=unix:97.0"),
         ({"QT_QPA_PLATFORM": "offscreen"}, None),
-        ({"QT_QPA_PLATFORM": "wayland"}, None),
-        ({"WAYLAND_DISPLAY": "wayland-0"}, None),
+        ({"QT_QPA_PLATFORM": "wayland"}, "no Wayland compositor answers"),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "names no running Wayland compositor"),
+        ({"QT_QPA_PLATFORM": "no-such-platform"}, "is not a platform this Qt has"),
         ({"DISPLAY": "remote-host:10"}, None),  # over ssh: not probed, Qt connects
         ({"QT_QPA_PLATFORM": "xcb"}, "no display was found"),
     ],
@@ -48,6 +50,67 @@ def test_the_display_is_checked_unless_another_platform_is_chosen(
         assert problem is not None and expected in problem
     else:
         assert problem is None
+
+
+@pytest.fixture
+def compositor(tmp_path: Path):
+    """A listening Unix socket where a Wayland compositor's would be."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(tmp_path / "wayland-7"))
+        listener.listen(4)
+        yield tmp_path / "wayland-7"
+
+
+def test_a_live_wayland_socket_is_left_to_qt(compositor: Path) -> None:
+    runtime = {"XDG_RUNTIME_DIR": str(compositor.parent)}
+    assert platform_check.platform_problem({**runtime, "WAYLAND_DISPLAY": "wayland-7"}) is None
+    assert platform_check.platform_problem({"WAYLAND_DISPLAY": str(compositor)}) is None
+    chosen = {**runtime, "WAYLAND_DISPLAY": "wayland-7", "QT_QPA_PLATFORM": "wayland"}
+    assert platform_check.platform_problem(chosen) is None
+    env = {**runtime, "WAYLAND_DISPLAY": "wayland-7"}
+    platform_check.forget_dead_wayland(env)
+    assert env["WAYLAND_DISPLAY"] == "wayland-7"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check is Linux's")
+@pytest.mark.parametrize("kind", ["missing", "a plain file", "nobody listening", "no runtime dir"])
+def test_a_wayland_display_without_a_compositor_is_one_sentence(tmp_path: Path, kind) -> None:
+    import socket
+
+    env = {"XDG_RUNTIME_DIR": str(tmp_path), "WAYLAND_DISPLAY": "wayland-3"}
+    if kind == "a plain file":
+        (tmp_path / "wayland-3").write_text("")
+    elif kind == "nobody listening":
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
+            gone.bind(str(tmp_path / "wayland-3"))  # the socket file stays, no one accepts
+    elif kind == "no runtime dir":
+        del env["XDG_RUNTIME_DIR"]
+    problem = platform_check.platform_problem(env)
+    assert problem is not None and "WAYLAND_DISPLAY=wayland-3 names no running" in problem
+    problem = platform_check.platform_problem({**env, "DISPLAY": ":97"})
+    assert problem is not None and "no X server answers at DISPLAY=:97" in problem
+    problem = platform_check.platform_problem({**env, "QT_QPA_PLATFORM": "wayland"})
+    assert problem is not None and "no Wayland compositor answers" in problem
+    platform_check.forget_dead_wayland(env)
+    assert "WAYLAND_DISPLAY" not in env  # Qt then goes straight to X11
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check is Linux's")
+@pytest.mark.parametrize("command", ["gui", "capture"])
+def test_a_dead_wayland_display_is_a_sentence_not_an_abort(tmp_path: Path, command: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(WAYLAND_DISPLAY="wayland-gone", XDG_RUNTIME_DIR=str(tmp_path))
+    env.update(DESKLENS_DATA_DIR=str(tmp_path / "data"))
+    result = subprocess.run(
+        [sys.executable, "-m", "desktop", command],
+        capture_output=True, encoding="utf-8", env=env, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr  # not -6 (SIGABRT)
+    [line] = result.stderr.strip().splitlines()
+    assert "WAYLAND_DISPLAY=wayland-gone names no running Wayland compositor" in line
+    assert "Traceback" not in result.stderr and "qt.qpa" not in result.stderr
 
 
 def test_desklens_without_a_display_says_so_instead_of_aborting(tmp_path: Path) -> None:

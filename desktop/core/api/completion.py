@@ -168,4 +168,6 @@ def _engine_error(answer: Answer) -> ApiError:
         return ApiError(400, message, "context_length_exceeded", "messages")
     if "JSON schema" in message:
         return ApiError(400, message, "invalid_json_schema", "response_format")
+    if "too elongated" in message:  # an image the model's preprocessing cannot resize
+        return ApiError(400, message, "invalid_image", "messages")
     return ApiError(500, message, "generation_failed")

@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop.core.api.errors import ApiError, invalid
+from desktop.core.api.schemas import check_schema
 from desktop.core.chat import GenerationSettings
 from desktop.core.images import ImageError, LoadedImage, load_image
 
 MAX_STOP_SEQUENCES = 4  # as OpenAI
 MAX_ANSWER_TOKENS = 16384  # the engine's context (EngineConfig.max_context_tokens)
+MAX_ASPECT_RATIO = 200  # the model's image preprocessing refuses longer strips (vision.py)
 _DATA_URL = re.compile(
     r"data:(?P<type>[\w.+-]+/[\w.+-]+)?(?P<params>(;[^,;]*)*),(?P<data>.*)", re.S
 )
@@ -130,6 +132,7 @@ def json_schema(response_format: object) -> dict | None:
         spec = response_format.get("json_schema")
         schema = spec.get("schema") if isinstance(spec, dict) else None
         if isinstance(schema, dict):
+            check_schema(schema)
             return schema
         raise invalid("'response_format.json_schema.schema' must be an object.", "response_format")
     raise invalid(
@@ -230,13 +233,26 @@ def _content(content: object, index: int, seen: int) -> tuple[list[str], list[Lo
         elif kind == "image_url":
             url = part.get("image_url")
             url = url.get("url") if isinstance(url, dict) else url
-            images.append(decode_data_url(url, f"image {seen + len(images) + 1}"))
+            images.append(_proportioned(decode_data_url(url, f"image {seen + len(images) + 1}")))
         else:
             raise invalid(
                 f"messages[{index}].content parts must be text or image_url (got {kind!r}).",
                 "messages",
             )
     return texts, images
+
+
+def _proportioned(image: LoadedImage) -> LoadedImage:
+    """The image, if the model can look at it (the OCR reads longer strips, in tiles)."""
+    width, height = image.size
+    if max(width, height) > MAX_ASPECT_RATIO * min(width, height):
+        raise invalid(
+            f"The {image.name} is too elongated for the model ({width} x {height}; the long side "
+            f"may be at most {MAX_ASPECT_RATIO} times the short one): crop it, or read its text "
+            "with /v1/ocr.",
+            "messages",
+        )
+    return image
 
 
 def _stop_sequences(stop: object) -> tuple[str, ...]:

@@ -22,14 +22,17 @@ from typing import TYPE_CHECKING
 
 import anyio
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from desktop.core.api import memory
 from desktop.core.api import ocr as ocr_api
+from desktop.core.api.body import parse_body
 from desktop.core.api.completion import ChatRunner, Completion
-from desktop.core.api.errors import ApiError, invalid
+from desktop.core.api.errors import ApiError
 from desktop.core.api.jobs import EngineJob, JobQueue, QueueClosed, QueueFull
 from desktop.core.api.messages import ChatCall, parse_chat
 from desktop.core.errors import describe
@@ -110,6 +113,9 @@ class ApiRoutes:
         self.running: set[threading.Event] = set()  # cancel events of the jobs under way
         self._ocr_admission = Admission(limits.max_ocr_waiting + 1)
         self._ocr_lane = anyio.CapacityLimiter(1)
+        # Images are decoded one at a time: a 100-megapixel image takes 300 MB as pixels, so
+        # N requests decoding side by side would take N times that at once.
+        self._decode_lane = anyio.CapacityLimiter(1)
 
     def cancel_all(self) -> None:
         """Any thread: the answers under way end at their next token (stopping the server)."""
@@ -126,7 +132,10 @@ class ApiRoutes:
 
     async def chat(self, request: Request) -> Response:
         deadline = time.monotonic() + self.limits.request_timeout_s
-        call = await anyio.to_thread.run_sync(parse_chat, _json(await request.body()))
+        body = await request.body()
+        call = await anyio.to_thread.run_sync(
+            lambda: parse_chat(parse_body(body, len(body))), limiter=self._decode_lane
+        )
         self._check_model(call.model)
         relay = Relay(asyncio.get_running_loop())
         cancel = threading.Event()
@@ -137,14 +146,19 @@ class ApiRoutes:
         )
         self._enqueue(job)
         reply = _Reply(call.model)
+        after = _giving_back(call.images + [i for turn in call.history for i in turn.images])
         if call.stream:
             events = self._events(call, relay, cancel, reply, deadline)
-            return StreamingResponse(events, media_type="text/event-stream", headers=_NO_CACHE)
+            return StreamingResponse(
+                events, media_type="text/event-stream", headers=_NO_CACHE, background=after
+            )
+        watcher = asyncio.ensure_future(_until_disconnect(request, cancel))
         try:
             completion = await _collect(relay, deadline)
         finally:
-            cancel.set()  # a timeout or an error: the job, waiting or running, ends
-        return JSONResponse(reply.completion(completion))
+            cancel.set()  # a timeout, an error, a client gone: the job, waiting or running, ends
+            watcher.cancel()
+        return JSONResponse(reply.completion(completion), background=after)
 
     async def ocr(self, request: Request) -> Response:
         body = await request.body()
@@ -155,12 +169,13 @@ class ApiRoutes:
             request.query_params.get("format"),
         )
         with self._ocr_admission.enter():
-            call = await anyio.to_thread.run_sync(parse)
+            call = await anyio.to_thread.run_sync(parse, limiter=self._decode_lane)
+            after = _giving_back([call.image] if call.image else [])
             engine = await anyio.to_thread.run_sync(self.backend.ocr)
             answer = await anyio.to_thread.run_sync(
                 ocr_api.read, engine, call, limiter=self._ocr_lane
             )
-        return JSONResponse(answer.body())
+        return JSONResponse(answer.body(), background=after)
 
     def _check_model(self, name: str) -> None:
         loaded = self.backend.model_name()
@@ -232,6 +247,14 @@ class ApiRoutes:
             cancel.set()
 
 
+def _giving_back(images: list) -> BackgroundTask | None:
+    """After the response: large images' memory back to the system (the images themselves
+    are let go with the request's locals by then)."""
+    if not memory.large(images):
+        return None
+    return BackgroundTask(anyio.to_thread.run_sync, memory.give_back)
+
+
 class _Reply:
     """The id, time and model name every part of one answer carries."""
 
@@ -264,6 +287,14 @@ def _event(data: dict) -> str:
     return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
+async def _until_disconnect(request: Request, cancel: threading.Event) -> None:
+    """Sets `cancel` when the client of a non-streaming answer goes away (the body is read
+    already, so the next message the server has for this request is its disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    cancel.set()
+
+
 async def _collect(relay: Relay, deadline: float) -> Completion:
     while True:
         kind, value = await relay.get(deadline)
@@ -273,13 +304,6 @@ async def _collect(relay: Relay, deadline: float) -> Completion:
         if kind == "error":
             assert isinstance(value, ApiError)
             raise value
-
-
-def _json(body: bytes) -> object:
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise invalid("The request body is not valid JSON.") from exc
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:

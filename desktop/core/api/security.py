@@ -7,12 +7,15 @@ Every HTTP request passes `Guard` before any route sees it, in this order:
   same-site) is refused unless the user added that origin; only such origins get CORS headers;
 - `Authorization: Bearer <token>` must carry the token kept 0600 in the data folder (a page
   cannot read the file, and a cross-origin page cannot send the header without CORS);
-- the body is read here, within a size limit and a time limit, before the route runs.
+- the body is read here, within a size limit and time limits (for the whole body and for its
+  next bytes), before the route runs; a declared Content-Length over the limit is answered
+  413 at once, before any of it is read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
@@ -41,6 +44,7 @@ class AccessPolicy:
     max_body_bytes: int
     body_timeout_s: float
     allowed_origins: frozenset[str] = frozenset()
+    read_timeout_s: float = 5.0
 
     def refusal(self, headers: Headers, method: str) -> ApiError | None:
         """Why this request may not go on, or None."""
@@ -97,26 +101,49 @@ class Guard:
         if refusal is None and scope["method"] == "OPTIONS":
             await Response(status_code=204, headers=_preflight_headers())(scope, receive, send)
             return
+        if refusal is None and _declared_size(headers) > self.policy.max_body_bytes:
+            await self._too_large(scope, receive, send)
+            return
         if refusal is None:
-            body, refusal = await self._read_body(headers, receive)
+            body, refusal = await self._read_body(receive)
         if refusal is not None:
-            await refusal.response()(scope, receive, send)
+            await _closing(refusal)(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
 
-    async def _read_body(self, headers: Headers, receive: Receive) -> tuple[bytes, ApiError | None]:
+    def _over_limit(self) -> ApiError:
+        megabytes = self.policy.max_body_bytes / (1 << 20)
+        return ApiError(
+            413, f"The request body is over the {megabytes:g} MiB limit.", "body_too_large"
+        )
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The 413 at once, whole; the response is ended (and the connection closed) only
+        after what the client sends meanwhile was read and dropped (up to the drain limit, while
+        bytes keep coming), so that a client that writes its body before it reads sees it."""
+        response = _closing(self._over_limit())
+        start = {"status": response.status_code, "headers": response.raw_headers}
+        await send({"type": "http.response.start", **start})
+        await send({"type": "http.response.body", "body": response.body, "more_body": True})
+        idle = _idle_limited(receive, self.policy.read_timeout_s)
+        drain = self.policy.max_body_bytes * DRAIN_FACTOR
+        with contextlib.suppress(asyncio.TimeoutError, _Disconnected):
+            await asyncio.wait_for(_read(idle, 0, drain), self.policy.body_timeout_s)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _read_body(self, receive: Receive) -> tuple[bytes, ApiError | None]:
         limit = self.policy.max_body_bytes
+        idle = _idle_limited(receive, self.policy.read_timeout_s)
         try:
-            body, total = await asyncio.wait_for(_read(receive, limit), self.policy.body_timeout_s)
+            body, total = await asyncio.wait_for(
+                _read(idle, limit, limit * DRAIN_FACTOR), self.policy.body_timeout_s
+            )
         except asyncio.TimeoutError:
             return b"", ApiError(408, "The request body did not arrive in time.", "timeout")
         except _Disconnected:
             return b"", ApiError(400, "The client went away.", "disconnected")
         if total > limit:
-            megabytes = limit / (1 << 20)
-            return b"", ApiError(
-                413, f"The request body is over the {megabytes:g} MiB limit.", "body_too_large"
-            )
+            return b"", self._over_limit()
         return body, None
 
 
@@ -124,8 +151,31 @@ class _Disconnected(Exception):
     pass
 
 
-async def _read(receive: Receive, limit: int) -> tuple[bytes, int]:
-    """The body (empty once over `limit`) and its size; reading stops past the drain limit."""
+def _closing(refusal: ApiError) -> Response:
+    """The refusal's response, closing the connection: the body was not read (or not all of
+    it), so the connection cannot carry another request."""
+    response = refusal.response()
+    response.headers["connection"] = "close"
+    return response
+
+
+def _declared_size(headers: Headers) -> int:
+    """The Content-Length (0 when absent; h11 has already refused a malformed one)."""
+    value = headers.get("content-length", "")
+    return int(value) if value.isdigit() else 0
+
+
+def _idle_limited(receive: Receive, timeout_s: float) -> Receive:
+    """`receive` that gives up (TimeoutError) when no bytes come for `timeout_s`."""
+
+    async def receive_in_time() -> Message:
+        return await asyncio.wait_for(receive(), timeout_s)
+
+    return receive_in_time
+
+
+async def _read(receive: Receive, limit: int, drain: int) -> tuple[bytes, int]:
+    """The body (empty once over `limit`) and its size; reading stops past `drain` bytes."""
     parts: list[bytes] = []
     total = 0
     while True:
@@ -138,7 +188,7 @@ async def _read(receive: Receive, limit: int) -> tuple[bytes, int]:
             parts.append(chunk)
         else:
             parts.clear()
-        if not message.get("more_body") or total > limit * DRAIN_FACTOR:
+        if not message.get("more_body") or total > drain:
             return b"".join(parts), total
 
 

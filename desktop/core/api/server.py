@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import uvicorn
 
-from desktop.core.api import DEFAULT_PORT
+from desktop.core.api import DEFAULT_PORT, connections
 from desktop.core.api.routes import ApiBackend, ApiRoutes, Limits, build_app
 from desktop.core.api.security import AccessPolicy, Guard
 
@@ -44,7 +44,10 @@ class ApiSettings:
     max_body_bytes: int = MAX_BODY_BYTES
     max_waiting: int = 8  # chat requests waiting for the engine; 429 past it
     request_timeout_s: float = 600.0
-    body_timeout_s: float = 30.0
+    body_timeout_s: float = 30.0  # the whole body
+    read_timeout_s: float = 5.0  # the body's next bytes
+    head_timeout_s: float = connections.HEAD_TIMEOUT_S  # request line and headers
+    max_connections: int = connections.MAX_CONNECTIONS  # past it, the oldest idle one closes
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)  # CORS, added by the user
 
 
@@ -64,6 +67,7 @@ class ApiServer:
             self.settings.max_body_bytes,
             self.settings.body_timeout_s,
             frozenset(self.settings.allowed_origins),
+            self.settings.read_timeout_s,
         )
         self._started = threading.Event()
         self._app = Guard(build_app(self.routes), policy)
@@ -89,10 +93,11 @@ class ApiServer:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
+        connections.raise_file_limit()
         self._sockets = bind_loopback(self.settings.port)
         config = uvicorn.Config(
             self._app,
-            http="h11",
+            http=connections.protocol(self.settings.head_timeout_s, self.settings.max_connections),
             ws="none",
             loop="asyncio",
             lifespan="off",
@@ -102,7 +107,9 @@ class ApiServer:
             server_header=False,
             timeout_keep_alive=5,
             timeout_graceful_shutdown=5,
-            limit_concurrency=256,  # connections; the queues answer 429 long before this
+            # Connections are capped by the protocol (the oldest idle one goes); uvicorn's own
+            # cap would answer 503 to everyone while junk connections stay open.
+            limit_concurrency=None,
             h11_max_incomplete_event_size=64 * 1024,  # request line and headers
         )
         self._server = _Server(config, self._started)
@@ -169,7 +176,7 @@ def _listen(family: socket.AddressFamily, host: str, port: int) -> socket.socket
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(1024)  # a burst of connections waits here instead of being retried
     except OSError as exc:
         sock.close()
         if family == socket.AF_INET6:

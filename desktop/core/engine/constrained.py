@@ -44,21 +44,36 @@ class JsonMatcher:
         self._matcher = matcher
         self._vocab = vocab_size
         self._eos = eos_token
+        self._taken = 0  # tokens consumed so far
 
     def allowed(self) -> np.ndarray:
-        """Boolean mask over the model's vocabulary of the tokens the schema allows next."""
+        """Boolean mask over the model's vocabulary of the tokens the schema allows next.
+        Raises ValueError (naming the JSON schema) when no token may follow: a schema that
+        admits no JSON value (e.g. {"$ref": "#"}), or one the matcher cannot follow further."""
         words = np.frombuffer(self._matcher.compute_bitmask(), dtype=np.uint32)
+        self._check()
         bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)
         mask = np.zeros(self._vocab, dtype=bool)
         n = min(self._vocab, bits.shape[0])
         mask[:n] = bits[:n]
         if self._matcher.is_accepting():
             mask[self._eos] = True
+        if not mask.any():
+            raise ValueError("the JSON schema admits no value that could be written here")
         return mask
 
     def advance(self, token: int) -> None:
         if not self._matcher.consume_token(token):
-            raise ValueError(f"constrained decoding rejected token {token}")
+            self._check()
+            raise ValueError("the JSON schema could not be followed past this point")
+        self._taken += 1
+
+    def _check(self) -> None:
+        if self._matcher.is_error():
+            reason = (self._matcher.get_error().strip().splitlines() or ["no reason given"])[0]
+            if not self._taken:  # e.g. {"$ref": "#"}: a schema that only names itself
+                raise ValueError(f"the JSON schema describes no value to write ({reason[:200]})")
+            raise ValueError(f"the JSON schema cannot be followed ({reason[:200]})")
 
     @property
     def done(self) -> bool:

@@ -18,6 +18,11 @@ from desktop.core.history.records import StoredImage, StoredMessage
 FORMATS = ("md", "html")
 HEADINGS = {"user": "You", "assistant": "DeskLens", "ocr": "Extracted text", "error": "Error"}
 _UNSAFE_NAME = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+# Fenced code blocks (``` or ~~~ to the same fence, or the end) and inline code spans.
+_CODE = re.compile(
+    r"(^(?:```+|~~~+)[^\n]*\n.*?(?:^(?:```+|~~~+)[ \t]*$|\Z)|(`+)[^`]+?\2)", re.M | re.S
+)
+_SCRIPT_LINK = re.compile(r"\]\(\s*(javascript|vbscript|data):", re.I)
 
 
 @dataclass(frozen=True)
@@ -38,14 +43,16 @@ def conversation_markdown(
 ) -> str:
     """The chat as Markdown; `link(image)` is where each image's picture is (a relative
     path, or just its name for the clipboard)."""
-    parts = [f"# {title}"]
+    parts = [f"# {markdown_safe(title)}"]
     for message in messages:
         if message.role == "note":
-            parts.append(f"*{message.text}*")
+            parts.append(f"*{markdown_safe(message.text)}*")
             continue
-        block = [f"## {_heading(message)}"]
+        block = [f"## {markdown_safe(_heading(message))}"]
         block += [f"![{_alt(image)}]({link(image)})" for image in _pictures(message)]
-        block.append(_fenced(message.text) if message.role == "ocr" else message.text)
+        block.append(
+            _fenced(message.text) if message.role == "ocr" else markdown_safe(message.text)
+        )
         parts.append("\n\n".join(b for b in block if b))
     return "\n\n".join(parts) + "\n"
 
@@ -117,7 +124,25 @@ def _pictures(message: StoredMessage) -> list[StoredImage]:
 
 
 def _alt(image: StoredImage) -> str:
-    return image.name.replace("[", "(").replace("]", ")")
+    return html.escape(image.name.replace("[", "(").replace("]", ")"), quote=False)
+
+
+def markdown_safe(text: str) -> str:
+    """Text as Markdown that a viewer shows but never runs or fetches: raw HTML (<script>,
+    <iframe src=...>) escaped, images (which a viewer would fetch from their URL) and
+    javascript:/data: links shown as text. Code (fenced blocks, `spans`) is kept as is:
+    viewers show it literally."""
+    out, done = [], 0
+    for code in _CODE.finditer(text):
+        out += [_neutral(text[done : code.start()]), code.group()]
+        done = code.end()
+    return "".join([*out, _neutral(text[done:])])
+
+
+def _neutral(text: str) -> str:
+    text = html.escape(text, quote=False)  # & < > : no tag, entity or autolink survives
+    text = text.replace("![", "!\\[")  # an image a viewer would load from the web
+    return _SCRIPT_LINK.sub(r"]\\(\1:", text)
 
 
 def _fenced(text: str) -> str:

@@ -6,6 +6,10 @@ Range requests). Files go to a hidden `.desklens-download-<name>` folder beside 
 file cut off by Cancel, a crash, kill -9 or a lost connection stays there as `.incomplete` and
 the next try continues it by range, while finished files are not fetched again. This is the
 only code in DeskLens that opens a network connection, and only when the user asks.
+
+The listing is the server's word: every file name in it is checked (names.py) when the
+Listing is made, before anything touches the disk, and every path is built with
+`names.inside`; the staging folder is made with `staging.own_folder` (no links followed).
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from desktop.core.model_setup.install import (
     finish_ir_folder,
     prepare_target,
 )
+from desktop.core.model_setup.names import check_name, inside
 from desktop.core.model_setup.progress import Progress, ProgressMeter
-from desktop.core.model_setup.staging import check_free_space, download_folder
+from desktop.core.model_setup.staging import check_free_space, download_folder, own_folder
 
 DEFAULT_REPO = "OpenVINO/Qwen3-VL-2B-Instruct-int8-ov"
 # huggingface_hub writes a download in chunks of this size: a cut-off file keeps every whole
@@ -54,6 +59,12 @@ class Listing:
     repo: str
     revision: str  # the commit: every file comes from the same one
     files: tuple[RemoteFile, ...]
+
+    def __post_init__(self) -> None:  # a listing with an unsafe name cannot exist
+        for remote in self.files:
+            check_name(remote.name, self.repo)
+            if remote.size < 0:
+                raise ModelRejected(f"{self.repo} lists {remote.name!r} with a negative size.")
 
     @property
     def total(self) -> int:
@@ -81,7 +92,7 @@ def list_repo(repo: str, revision: str | None = None) -> Listing:
     info = HfApi().model_info(repo, revision=revision, files_metadata=True)
     files = []
     for sibling in info.siblings or []:
-        name = sibling.rfilename
+        name = check_name(sibling.rfilename, repo)  # refused, not skipped, when unsafe
         if any(part.startswith(".") for part in name.split("/")):
             continue  # .gitattributes and the like: repository plumbing, not the model
         lfs = sibling.lfs
@@ -106,11 +117,13 @@ def check_listing(listing: Listing) -> None:
 
 def bytes_on_disk(folder: Path, listing: Listing) -> int:
     """Finished files plus the parts of cut-off ones."""
-    done = sum(
-        (folder / f.name).stat().st_size for f in listing.files if (folder / f.name).is_file()
-    )
+    done = 0
+    for remote in listing.files:
+        path = inside(folder, remote.name)
+        if path.is_file():
+            done += path.stat().st_size
     partial = folder / BOOKKEEPING
-    if partial.is_dir():
+    if partial.is_dir() and not partial.is_symlink():
         done += sum(p.stat().st_size for p in partial.rglob("*.incomplete") if p.is_file())
     return done
 
@@ -127,7 +140,7 @@ def damaged_files(folder: Path, listing: Listing) -> list[str]:
     """Files whose size or checksum differs from the listing."""
     bad = []
     for remote in listing.files:
-        path = folder / remote.name
+        path = inside(folder, remote.name)
         if not path.is_file() or path.stat().st_size != remote.size:
             bad.append(remote.name)
         elif remote.sha256:
@@ -170,27 +183,52 @@ class _Reporter:
             self.report()
 
 
+class _WrongSize(Exception):
+    """The server sent a file of another size than it announced (huggingface_hub's
+    "Consistency check failed"): other bytes, not a network cut (that one is resumed)."""
+
+
+def _get(listing: Listing, folder: Path, name: str, *, anew: bool = False) -> None:
+    from huggingface_hub import hf_hub_download
+
+    inside(folder, name)  # checked again right before huggingface_hub writes it
+    try:
+        hf_hub_download(
+            listing.repo, name, revision=listing.revision, local_dir=folder, force_download=anew
+        )
+    except OSError as exc:
+        if "Consistency check failed" in str(exc):
+            raise _WrongSize(name) from exc
+        raise
+
+
 def _fetch(listing: Listing, folder: Path, names: list[str], reporter: _Reporter) -> None:
-    from huggingface_hub import constants, hf_hub_download
+    from huggingface_hub import constants
 
     constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
     # Plain HTTP: resumable .incomplete files we can count; the Xet client keeps its own cache.
     constants.HF_HUB_DISABLE_XET = True
     for name in names:
         reporter.file = name
-        hf_hub_download(listing.repo, name, revision=listing.revision, local_dir=folder)
+        try:
+            _get(listing, folder, name)
+        except _WrongSize:  # once more from the start (no resume of the wrong bytes)
+            _refetch(listing, folder, [name], reporter)
 
 
 def _refetch(listing: Listing, folder: Path, names: list[str], reporter: _Reporter) -> None:
     """Fetches damaged files anew (a transfer error, or a file we adapted on an earlier try)."""
-    from huggingface_hub import hf_hub_download
-
     for name in names:
         reporter.file = name
-        (folder / name).unlink(missing_ok=True)
-        hf_hub_download(
-            listing.repo, name, revision=listing.revision, local_dir=folder, force_download=True
-        )
+        inside(folder, name).unlink(missing_ok=True)
+        try:
+            _get(listing, folder, name, anew=True)
+        except _WrongSize:
+            raise ModelRejected(
+                f"{name} from {listing.repo} arrived with another size than the server "
+                "announced, twice: the server (or a proxy) sends other bytes than it lists. "
+                "Nothing was installed."
+            ) from None
 
 
 def download_files(listing: Listing, folder: Path, on_progress: OnProgress | None) -> None:
@@ -204,7 +242,7 @@ def download_files(listing: Listing, folder: Path, on_progress: OnProgress | Non
             damaged = damaged_files(folder, listing)
     if damaged:
         for name in damaged:
-            (folder / name).unlink(missing_ok=True)
+            inside(folder, name).unlink(missing_ok=True)
         raise ModelRejected(
             f"{damaged[0]} from {listing.repo} does not match its published checksum, twice: "
             "the file on the server is damaged. Nothing was installed."
@@ -232,7 +270,7 @@ def download_model(
         say(f"Listing {repo} on {endpoint()} ...")
         listing = list_repo(repo, revision)
         check_listing(listing)
-        staging.mkdir(exist_ok=True)
+        own_folder(staging)  # a link planted there is removed, never written through
         have = bytes_on_disk(staging, listing)
         if have:
             say(f"Resuming: {have} of {listing.total} bytes are already here.")

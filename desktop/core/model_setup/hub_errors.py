@@ -17,6 +17,7 @@ _NETWORK_REASONS = (
     ("Network is unreachable", "the network is unreachable"),
     ("Connection reset", "the connection was reset"),
     ("Connection aborted", "the connection was cut"),
+    ("Connection broken", "the connection was cut"),
 )
 DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
@@ -75,7 +76,12 @@ def _rules() -> list[_Rule]:
         return lambda exc: isinstance(exc, types)
 
     # LocalEntryNotFoundError is how hf_hub_download reports an unreachable server.
-    unreachable = kind(hf.LocalEntryNotFoundError, requests.ConnectionError, requests.Timeout)
+    unreachable = kind(
+        hf.LocalEntryNotFoundError,
+        requests.ConnectionError,
+        requests.Timeout,
+        requests.exceptions.ChunkedEncodingError,  # cut off mid-file (an IOError too)
+    )
     return [
         (kind(hf.OfflineModeIsEnabled), _offline),
         (kind(hf.GatedRepoError), _gated),

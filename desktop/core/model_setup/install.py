@@ -5,6 +5,7 @@ import of a folder and a download."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ def prepare_target(target: Path, force: bool, say: Say) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     for leftover in clean_leftovers(target.parent):
         say(f"Removed a leftover from an interrupted run: {leftover.name}")
-    if target.exists() and not force:
+    if os.path.lexists(target) and not force:  # a link, even a dangling one, counts
         raise SetupError(f"{target} already exists. Pass --force to replace it.", exit_code=2)
 
 

@@ -3,6 +3,10 @@
 Convert and import stage into `.desklens-tmp-<name>-<pid>` (removed on failure, or by the next
 run once that pid is gone). A download stages into `.desklens-download-<name>`, named without a
 pid on purpose: the next try, after a restart or a kill -9, finds it and resumes.
+
+These names are predictable, so something else may already be there: a symbolic link planted
+at any of them is removed as a link (`lstat`, never followed), so nothing is ever written
+through one into another folder, and `--force` over a linked model removes the link only.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,26 +42,58 @@ def clean_leftovers(parent: Path) -> list[Path]:
     if not parent.is_dir():
         return removed
     for entry in parent.iterdir():
-        if not entry.is_dir() or not entry.name.startswith((TMP_PREFIX, OLD_PREFIX)):
+        if not entry.name.startswith((TMP_PREFIX, OLD_PREFIX)):
+            continue
+        if not entry.is_symlink() and not entry.is_dir():
             continue
         pid_text = entry.name.rsplit("-", 1)[-1]
         if pid_text.isdigit() and _pid_alive(int(pid_text)) and int(pid_text) != os.getpid():
             continue
-        shutil.rmtree(entry, ignore_errors=True)
+        remove(entry)
         removed.append(entry)
     return removed
+
+
+def remove(path: Path) -> None:
+    """Removes what is at `path`: a link or a file itself (never what a link points to), a
+    folder with its contents. Missing is fine."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def own_folder(path: Path, *, fresh: bool = False) -> Path:
+    """`path` as a real folder (made 0700 if missing): a link or a file planted there is
+    removed, not followed; an existing real folder is kept (unless `fresh`) with every link
+    inside it removed, so that nothing written below it can land elsewhere."""
+    if fresh or (path.is_symlink() or (path.exists() and not path.is_dir())):
+        remove(path)
+    path.mkdir(mode=0o700, exist_ok=True)
+    if not stat.S_ISDIR(os.lstat(path).st_mode):  # replaced again in between: give up
+        raise SetupError(f"{path} is not a folder DeskLens made; remove it and try again.", 4)
+    for root, dirs, files in os.walk(path):  # does not descend into linked folders
+        for name in dirs + files:
+            entry = Path(root, name)
+            if entry.is_symlink():
+                entry.unlink()
+    return path
 
 
 @contextlib.contextmanager
 def staging_folder(target: Path) -> Iterator[Path]:
     """A hidden folder beside the target, removed unless the caller moved it into place."""
-    staging = target.parent / f"{TMP_PREFIX}{target.name}-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = own_folder(target.parent / f"{TMP_PREFIX}{target.name}-{os.getpid()}", fresh=True)
     try:
         yield staging
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove(staging)
 
 
 def download_folder(target: Path) -> Path:
@@ -68,11 +105,12 @@ def move_into_place(staging: Path, target: Path, force: bool) -> None:
     """Renames `staging` to `target` (same disk: instant); a replaced target comes back if
     the rename fails."""
     old = None
-    if target.exists():
+    if os.path.lexists(target):  # a dangling link too
         if not force:
             raise SetupError(f"{target} already exists. Pass --force to replace it.", 2)
         old = target.parent / f"{OLD_PREFIX}{target.name}-{os.getpid()}"
-        target.rename(old)
+        remove(old)
+        target.rename(old)  # a link is renamed as a link: its target is not touched
     try:
         staging.rename(target)
     except OSError:
@@ -80,7 +118,7 @@ def move_into_place(staging: Path, target: Path, force: bool) -> None:
             old.rename(target)
         raise
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        remove(old)
 
 
 def folder_size(folder: Path, suffixes: tuple[str, ...] | None = None) -> int:
