@@ -1,0 +1,292 @@
+"""Searchable PDFs: an image, a scan or a PDF without a text layer in; a PDF that looks the
+same out, with the recognised text invisible on top, selectable and searchable.
+
+An image becomes one page of its own size (its DPI, or 96 for a screenshot), the image
+embedded losslessly (a JPEG as it is, anything else Flate-compressed pixels). A PDF is not
+rewritten: the text layers are added as an incremental update after its original bytes (pypdf),
+so every page looks exactly as before; pages that already have a text layer are passed through
+untouched and are not OCR'd again. Pages are rendered and read one at a time: memory is one
+page's rendering plus the file itself, whatever the page count.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+from PIL import Image
+from pypdf import PdfWriter
+from pypdf.errors import PyPdfError
+from pypdf.generic import (
+    ArrayObject,
+    DecodedStreamObject,
+    DictionaryObject,
+    FloatObject,
+    IndirectObject,
+    NameObject,
+    NumberObject,
+    TextStringObject,
+)
+
+from desktop.core import atomic
+from desktop.core.images import PDF_EXTENSION, LoadedImage, load_image
+from desktop.core.ocr import text_layer
+from desktop.core.ocr.models import OcrDocument, OcrResult
+from desktop.core.ocr.pdf import PageCallback, PdfError, open_pdf, read_page
+
+if TYPE_CHECKING:
+    from desktop.core.ocr.engine import OcrEngine
+
+MEDIA_TYPE = "application/pdf"
+SCREEN_DPI = 96.0  # an image without a DPI of its own: a screenshot, 1 px = 0.75 pt
+Matrix = tuple[float, float, float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """An image to put on a page: the pixels the OCR read, and the bytes to embed."""
+
+    image: LoadedImage
+    jpeg: bytes | None = None  # the file itself when it is a JPEG shown as stored
+    dpi: float = SCREEN_DPI
+    gray: bool = False  # the JPEG has one channel
+
+
+def write_searchable(
+    engine: OcrEngine,
+    path: Path,
+    out: Path,
+    *,
+    cancel: threading.Event | None = None,
+    on_page: PageCallback | None = None,
+) -> OcrDocument:
+    """Reads `path` (an image or a PDF) and writes its searchable PDF to `out`, whole or not at
+    all. Returns what was read. Raises ImageError (PdfError) for unusable input, WriteError."""
+    if path.suffix.lower() == PDF_EXTENSION:
+        return _pdf_to_searchable(engine, path, out, cancel, on_page)
+    page = page_image(path)
+    result = engine.extract(page.image)
+    _save(out, lambda file: image_pdf(page, result, file))
+    return OcrDocument(source_name=path.name, pages=[result])
+
+
+def page_image(path: Path) -> PageImage:
+    """The image as the OCR sees it (EXIF orientation applied), its DPI, and its JPEG bytes
+    when they can be embedded as they are."""
+    loaded = load_image(path)
+    with Image.open(path) as original:
+        dpi = _dpi(original.info.get("dpi"))
+        upright = original.getexif().get(0x0112, 1) == 1  # EXIF orientation
+        plain = original.format == "JPEG" and original.mode in ("RGB", "L") and upright
+        gray = original.mode == "L"
+    return PageImage(loaded, path.read_bytes() if plain else None, dpi, plain and gray)
+
+
+def image_pdf(page: PageImage, result: OcrResult, file: IO[bytes]) -> None:
+    """One page: the image, and the result's text invisible on its boxes."""
+    writer = PdfWriter()
+    width, height = page.image.size
+    points = 72.0 / page.dpi
+    pdf_page = writer.add_blank_page(width * points, height * points)
+    image = _image_stream(page)
+    draw = f"q {_num(width * points)} 0 0 {_num(height * points)} 0 0 cm /Im0 Do Q\n"
+    to_page: Matrix = (points, 0.0, 0.0, -points, 0.0, height * points)
+    stream = _stream(draw.encode() + _overlay(result, to_page))
+    pdf_page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
+    pdf_page[NameObject("/Resources")] = DictionaryObject(
+        {
+            NameObject("/XObject"): DictionaryObject(
+                {NameObject("/Im0"): writer._add_object(image)}
+            ),
+            NameObject("/Font"): DictionaryObject(
+                {NameObject(text_layer.RESOURCE_NAME): _font(writer)}
+            ),
+        }
+    )
+    writer.write(file)
+
+
+def _pdf_to_searchable(
+    engine: OcrEngine,
+    path: Path,
+    out: Path,
+    cancel: threading.Event | None,
+    on_page: PageCallback | None,
+) -> OcrDocument:
+    name = path.name
+    pages: list[OcrResult] = []
+    try:
+        writer = PdfWriter(path, incremental=True)
+    except (PyPdfError, ValueError, OSError) as exc:
+        raise PdfError(f'"{name}" could not be opened as a PDF: it is damaged.') from exc
+    font: IndirectObject | None = None
+    with open_pdf(path, name) as document:
+        total = len(document)
+        for index in range(total):
+            if cancel is not None and cancel.is_set():
+                return OcrDocument(source_name=name, pages=pages)  # cut short: not written
+            page = document[index]
+            try:
+                result = read_page(engine, page, name, index + 1)
+                to_page = _pixels_to_page(page, result.width, result.height)
+            finally:
+                page.close()
+            pages.append(result)
+            if not result.text_layer and result.lines:
+                font = font or _font(writer)
+                _add_overlay(writer, index, _overlay(result, to_page), font)
+            if on_page is not None:
+                on_page(index + 1, total)
+    _save(out, writer.write)
+    return OcrDocument(source_name=name, pages=pages)
+
+
+def _add_overlay(writer: PdfWriter, index: int, overlay: bytes, font: IndirectObject) -> None:
+    """The page's content wrapped in q/Q (whatever state it leaves, the text starts from the
+    page's own space), then the text; the font added to a copy of its resources."""
+    page = writer.pages[index]
+    contents = page.get("/Contents")
+    original = contents.get_object() if contents is not None else None
+    if isinstance(original, ArrayObject):
+        parts = list(original)
+    else:
+        parts = [contents] if contents is not None else []
+    save = writer._add_object(_stream(b"q\n"))
+    text = writer._add_object(_stream(b"\nQ\n" + overlay).flate_encode())
+    page[NameObject("/Contents")] = ArrayObject([save, *parts, text])
+    resources = page.get("/Resources")
+    resources = DictionaryObject(resources.get_object() if resources is not None else {})
+    fonts = resources.get("/Font")
+    fonts = DictionaryObject(fonts.get_object() if fonts is not None else {})
+    fonts[NameObject(text_layer.RESOURCE_NAME)] = font
+    resources[NameObject("/Font")] = fonts
+    page[NameObject("/Resources")] = resources
+
+
+def _overlay(result: OcrResult, to_page: Matrix) -> bytes:
+    matrix = " ".join(_num(value) for value in to_page)
+    return f"q {matrix} cm\n".encode() + text_layer.content(result) + b"Q\n"
+
+
+def _pixels_to_page(page: pdfium.PdfPage, width: int, height: int) -> Matrix:
+    """The affine map from the rendered page's pixels (as the OCR saw them) to the page's
+    user space, as PDFium rendered it (rotation and crop box included)."""
+
+    def point(x: int, y: int) -> tuple[float, float]:
+        page_x, page_y = ctypes.c_double(), ctypes.c_double()
+        pdfium_c.FPDF_DeviceToPage(
+            page.raw, 0, 0, width, height, 0, x, y, ctypes.byref(page_x), ctypes.byref(page_y)
+        )
+        return page_x.value, page_y.value
+
+    (x0, y0), (x1, y1), (x2, y2) = point(0, 0), point(width, 0), point(0, height)
+    return ((x1 - x0) / width, (y1 - y0) / width, (x2 - x0) / height, (y2 - y0) / height, x0, y0)
+
+
+def _font(writer: PdfWriter) -> IndirectObject:
+    descriptor = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/FontDescriptor"),
+            NameObject("/FontName"): NameObject(f"/{text_layer.FONT_NAME}"),
+            NameObject("/Flags"): NumberObject(5),  # fixed-pitch-free, symbolic
+            NameObject("/FontBBox"): _array([0, text_layer.DESCENT, 1000, text_layer.ASCENT]),
+            NameObject("/ItalicAngle"): NumberObject(0),
+            NameObject("/Ascent"): NumberObject(text_layer.ASCENT),
+            NameObject("/Descent"): NumberObject(text_layer.DESCENT),
+            NameObject("/CapHeight"): NumberObject(text_layer.ASCENT),
+            NameObject("/StemV"): NumberObject(80),
+        }
+    )
+    widths = ArrayObject(
+        _array(entry) if isinstance(entry, list) else NumberObject(entry)
+        for entry in text_layer.widths_array()
+    )
+    cid_font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/CIDFontType2"),
+            NameObject("/BaseFont"): NameObject(f"/{text_layer.FONT_NAME}"),
+            NameObject("/CIDSystemInfo"): DictionaryObject(
+                {
+                    NameObject("/Registry"): TextStringObject("Adobe"),
+                    NameObject("/Ordering"): TextStringObject("Identity"),
+                    NameObject("/Supplement"): NumberObject(0),
+                }
+            ),
+            NameObject("/FontDescriptor"): writer._add_object(descriptor),
+            NameObject("/DW"): NumberObject(text_layer.DEFAULT_WIDTH),
+            NameObject("/W"): widths,
+            NameObject("/CIDToGIDMap"): NameObject("/Identity"),
+        }
+    )
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type0"),
+            NameObject("/BaseFont"): NameObject(f"/{text_layer.FONT_NAME}"),
+            NameObject("/Encoding"): NameObject("/Identity-H"),
+            NameObject("/DescendantFonts"): ArrayObject([writer._add_object(cid_font)]),
+            NameObject("/ToUnicode"): writer._add_object(
+                _stream(text_layer.to_unicode_cmap()).flate_encode()
+            ),
+        }
+    )
+    return writer._add_object(font)
+
+
+def _image_stream(page: PageImage) -> DecodedStreamObject:
+    image = page.image.image
+    stream = DecodedStreamObject()
+    stream.update(
+        {
+            NameObject("/Type"): NameObject("/XObject"),
+            NameObject("/Subtype"): NameObject("/Image"),
+            NameObject("/Width"): NumberObject(image.width),
+            NameObject("/Height"): NumberObject(image.height),
+            NameObject("/BitsPerComponent"): NumberObject(8),
+        }
+    )
+    stream[NameObject("/ColorSpace")] = NameObject("/DeviceGray" if page.gray else "/DeviceRGB")
+    if page.jpeg is not None:
+        stream[NameObject("/Filter")] = NameObject("/DCTDecode")
+        stream.set_data(page.jpeg)
+        return stream
+    stream.set_data(image.convert("RGB").tobytes())
+    return stream.flate_encode()  # type: ignore[return-value]
+
+
+def _stream(data: bytes) -> DecodedStreamObject:
+    stream = DecodedStreamObject()
+    stream.set_data(data)
+    return stream
+
+
+def _array(values: list[int]) -> ArrayObject:
+    return ArrayObject(NumberObject(value) for value in values)
+
+
+def _dpi(value: object) -> float:
+    """The image's horizontal DPI when it has a plausible one."""
+    if isinstance(value, tuple) and value:
+        try:
+            dpi = float(value[0])
+        except (TypeError, ValueError):
+            return SCREEN_DPI
+        if 30 <= dpi <= 2400:
+            return dpi
+    return SCREEN_DPI
+
+
+def _save(out: Path, write: Callable[[IO[bytes]], object]) -> None:
+    with atomic.atomic_file(out, "wb", mkdir=True) as file:
+        write(file)
+
+
+def _num(value: float) -> str:
+    return f"{FloatObject(round(value, 4))}"
