@@ -13,12 +13,13 @@ system_deps() {
   # libraries on a minimal desktop); the fonts the OCR pages are rendered with
   # (desktop/core/ocr/rendered_pages.py FONT_FILES: DejaVu, Liberation, Noto CJK); the capture
   # tests' own X server, its XTEST mouse (xdotool), a private D-Bus and gdbus for the fake
-  # portal.
+  # portal; qpdf checks the searchable PDFs the OCR writes (tests/ocr/test_documents_out.py).
   local pkgs=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
               libglib2.0-0 fonts-dejavu-core fonts-liberation fonts-noto-cjk
               libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
               libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-xfixes0
-              libxcb-sync1 libxcb-shm0 xvfb xdotool dbus-daemon libglib2.0-bin)
+              libxcb-sync1 libxcb-shm0 xvfb xdotool dbus-daemon libglib2.0-bin
+              qpdf)
   command -v dpkg >/dev/null || return 0  # not Debian/Ubuntu: the app's start-up check says what is missing
   local missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -12,6 +12,7 @@ page's rendering plus the file itself, whatever the page count.
 from __future__ import annotations
 
 import ctypes
+import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,8 +144,57 @@ def _pdf_to_searchable(
                 _add_overlay(writer, index, _overlay(result, to_page), font)
             if on_page is not None:
                 on_page(index + 1, total)
-    _save(out, writer.write)
+    _save(out, lambda file: _write_update(writer, path, file))
     return OcrDocument(source_name=name, pages=pages)
+
+
+def _write_update(writer: PdfWriter, source: Path, file: IO[bytes]) -> None:
+    """The original file's bytes, then the objects added or changed and a classic xref table
+    for them (an incremental update any PDF 1.x reader follows; pypdf's own writes an xref
+    stream, a PDF 1.5 feature, that leaves itself out of /Size)."""
+    with source.open("rb") as original:
+        shutil.copyfileobj(original, file)
+    file.write(b"\n")
+    positions: dict[int, int] = {}
+    originals = writer._original_hash
+    for index, obj in enumerate(writer._objects):
+        if obj is None or (index < len(originals) and obj.hash_bin() == originals[index]):
+            continue
+        positions[index + 1] = file.tell()
+        file.write(f"{index + 1} 0 obj\n".encode())
+        obj.write_to_stream(file)
+        file.write(b"\nendobj\n")
+    xref = file.tell()
+    file.write(b"xref\n")
+    for first, run in _runs(sorted(positions)):
+        file.write(f"{first} {len(run)}\n".encode())
+        file.write(b"".join(b"%010d 00000 n \n" % positions[number] for number in run))
+    assert writer._reader is not None
+    previous = writer._reader.trailer
+    trailer = DictionaryObject(
+        {
+            NameObject("/Size"): NumberObject(len(writer._objects) + 1),
+            NameObject("/Root"): writer.root_object.indirect_reference,
+            NameObject("/Prev"): NumberObject(writer._reader._startxref),
+        }
+    )
+    for key in ("/Info", "/ID"):
+        if key in previous:
+            trailer[NameObject(key)] = previous.raw_get(key)
+    file.write(b"trailer\n")
+    trailer.write_to_stream(file)
+    file.write(f"\nstartxref\n{xref}\n%%EOF\n".encode())
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, list[int]]]:
+    """Consecutive object numbers grouped: the xref table's subsections."""
+    runs: list[tuple[int, list[int]]] = []
+    for number in numbers:
+        if runs and runs[-1][1][-1] == number - 1:
+            runs[-1][1].append(number)
+        else:
+            runs.append((number, [number]))
+    return runs
 
 
 def _add_overlay(writer: PdfWriter, index: int, overlay: bytes, font: IndirectObject) -> None:

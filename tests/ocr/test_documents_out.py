@@ -1,0 +1,329 @@
+"""Documents out: tables as .xlsx and CSV, searchable PDFs (issue 28).
+
+References not written here: openpyxl reads the workbooks back, the csv module the CSV, PDFium
+extracts the text layer and renders the pages, qpdf and pypdf (strict) check the PDFs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+from limited import run_limited
+from ocr_pages import TABLE, ruled_table
+from openpyxl import load_workbook
+from openpyxl.cell.cell import Cell
+from PIL import Image, ImageDraw
+from pypdf import PdfReader, PdfWriter
+
+from desktop.cli import main
+from desktop.core.ocr.engine import OcrEngine
+from desktop.core.ocr.models import OcrDocument, OcrLine, OcrResult, OcrTable
+from desktop.core.ocr.rendered_pages import font, render_lines
+from desktop.core.ocr.searchable_pdf import write_searchable
+from desktop.core.ocr.spreadsheet import cell_value, workbook_bytes
+
+WORDS_LINES = [
+    "Invoice 4711 for the batch of April",
+    "Total amount due 12,450.50 EUR by Friday",
+    "Ship to: Mrs Jane Müller, 12 Long Road",
+]
+POINTS_PER_PIXEL = 72 / 96  # an image without a DPI is placed at 96 dpi
+WORD_TOLERANCE_PT = 4.0
+
+
+@pytest.fixture(scope="module")
+def engine() -> OcrEngine:
+    return OcrEngine()
+
+
+@pytest.fixture(scope="module")
+def table_png(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("table") / "stock.png"
+    ruled_table(TABLE).save(path)
+    return path
+
+
+def shown(cell: Cell) -> str:
+    """A workbook cell as the text a spreadsheet shows for it (its number format's decimals)."""
+    if cell.value is None:
+        return ""
+    if isinstance(cell.value, (int, float)) and "." in cell.number_format:  # 219.0 reads as 219
+        decimals = len(cell.number_format.partition(".")[2])
+        return f"{cell.value:.{decimals}f}"
+    return str(cell.value)
+
+
+# --- spreadsheets ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("42", 42),
+        ("-3", -3),
+        ("12.50", 12.5),
+        ("0.5", 0.5),
+        ("0012", "0012"),  # a code: the zeros are part of it
+        ("1,234.50", "1,234.50"),  # a thousands comma or a decimal one: the locale decides
+        ("1.234,50", "1.234,50"),
+        ("+5", "+5"),
+        ("12 %", "12 %"),
+        ("$3", "$3"),
+        ("1e5", "1e5"),
+        ("12345678901234567", "12345678901234567"),  # beyond a double's exact digits
+        ("", None),
+    ],
+)
+def test_a_cell_is_a_number_only_when_it_parses_exactly(text: str, value: object) -> None:
+    assert cell_value(text)[0] == value
+    assert type(cell_value(text)[0]) is type(value)
+
+
+def test_cells_keep_their_text_formulas_stay_text_and_empty_cells_stay_empty() -> None:
+    rows = (("Item", "Qty", "Note"), ("=1+1", "0012", ""), ("Lamp", "1", "12.50"))
+    table = OcrTable(rows, (0, 0, 100, 100), ruled=False)
+    page = OcrResult([], 100, 100, 0.0, tables=[table])
+    book = load_workbook(io.BytesIO(workbook_bytes([OcrDocument("a.png", [page])])))
+    sheet = book["Table 1"]
+    assert sheet["A2"].value == "=1+1" and sheet["A2"].data_type == "s"
+    assert sheet["B2"].value == "0012"
+    assert sheet["C2"].value is None
+    assert sheet["B3"].value == 1 and sheet["C3"].value == 12.5
+    assert sheet["C3"].number_format == "0.00"  # shown as 12.50, as read
+
+
+def test_a_page_without_a_table_gives_one_sheet_of_its_lines() -> None:
+    lines = [
+        OcrLine("Hello there", (0, 0, 50, 10), 1.0, 0),
+        OcrLine("0012", (0, 20, 9, 30), 1.0, 1),
+    ]
+    page = OcrResult(lines, 100, 100, 0.0)
+    book = load_workbook(io.BytesIO(workbook_bytes([OcrDocument("a.png", [page])])))
+    assert book.sheetnames == ["Text"]
+    assert [row[0] for row in book["Text"].iter_rows(values_only=True)] == ["Hello there", "0012"]
+
+
+def test_xlsx_and_csv_from_the_cli_equal_the_json_tables(
+    table_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    for fmt in ("json", "xlsx", "csv"):
+        assert main(["ocr", str(table_png), "--format", fmt, "--out", str(out)]) == 0
+    [table] = json.loads((out / "stock.json").read_text())["pages"][0]["tables"]
+    assert table["rows"] == TABLE
+    sheet = load_workbook(out / "stock.xlsx")["Table 1"]
+    assert [[shown(cell) for cell in row] for row in sheet.iter_rows()] == table["rows"]
+    assert sheet["C2"].value == 49.9 and sheet["C2"].number_format == "0.00"
+    with open(out / "stock.table1.csv", newline="", encoding="utf-8") as handle:
+        assert list(csv.reader(handle)) == table["rows"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "stock.json",
+        "stock.table1.csv",
+        "stock.xlsx",
+    ]
+    capsys.readouterr()
+    assert main(["ocr", str(table_png), "--format", "csv", "--no-service"]) == 0
+    assert list(csv.reader(io.StringIO(capsys.readouterr().out.strip("\n")))) == TABLE
+
+
+def test_csv_of_a_page_without_a_table_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "note.png"
+    render_lines(["Just a sentence here"]).save(path)
+    assert main(["ocr", str(path), "--format", "csv", "--no-service"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == ""
+    assert "no table found in note.png" in captured.err
+
+
+def test_a_workbook_goes_to_stdout_when_it_is_redirected(
+    table_png: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert main(["ocr", str(table_png), "--format", "xlsx", "--no-service"]) == 0
+    book = load_workbook(io.BytesIO(capsysbinary.readouterr().out))
+    assert book["Table 1"]["A2"].value == "Keyboard"
+
+
+def test_combined_refuses_a_format_it_cannot_hold(
+    table_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ocr", str(table_png), "--combined", str(tmp_path / "all.pdf")]) == 2
+    assert "--combined writes .txt, .md, .json, .xlsx" in capsys.readouterr().err
+
+
+# --- searchable PDFs ------------------------------------------------------------------------
+
+
+def words_page(path: Path, face_key: str) -> list[tuple[str, float, float, float, float]]:
+    """Draws WORDS_LINES; returns each word's ink box in pixels as drawn."""
+    face = font(face_key, 22)
+    image = Image.new("RGB", (760, 40 + 44 * len(WORDS_LINES)), "white")
+    draw = ImageDraw.Draw(image)
+    words = []
+    for number, line in enumerate(WORDS_LINES):
+        x, y = 30, 24 + 44 * number
+        draw.text((x, y), line, font=face, fill="black")
+        end = 0
+        for word in line.split(" "):
+            start = line.index(word, end)
+            end = start + len(word)
+            _, top, _, bottom = draw.textbbox((x, y), word, font=face)
+            left, right = x + face.getlength(line[:start]), x + face.getlength(line[:end])
+            words.append((word, left, top, right, bottom))
+    image.save(path)
+    return words
+
+
+def layer_words(page: pdfium.PdfPage) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The text layer's words with their boxes in points (left, bottom, right, top)."""
+    textpage = page.get_textpage()
+    words, text, boxes = [], "", []
+    for index in range(textpage.count_chars()):
+        char = textpage.get_text_range(index, 1)
+        if char.isspace():
+            if text:
+                words.append((text, _union(boxes)))
+            text, boxes = "", []
+            continue
+        text += char
+        boxes.append(textpage.get_charbox(index, loose=True))
+    if text:
+        words.append((text, _union(boxes)))
+    return words
+
+
+def _union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def rendered(pdf_path: Path, index: int, scale: float) -> np.ndarray:
+    document = pdfium.PdfDocument(str(pdf_path))
+    try:
+        page = document[index]
+        return np.asarray(page.render(scale=scale).to_pil().convert("RGB"), dtype=np.int16)
+    finally:
+        document.close()
+
+
+def assert_valid_pdf(path: Path) -> None:
+    PdfReader(path, strict=True).pages[0].extract_text()
+    qpdf = shutil.which("qpdf")
+    assert qpdf is not None, "qpdf is installed by scripts/dev.sh (system_deps)"
+    check = subprocess.run([qpdf, "--check", str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.parametrize("face_key", ["arial", "sans"])
+def test_a_searchable_pdf_of_an_image_has_its_words_on_their_glyphs(
+    engine: OcrEngine, tmp_path: Path, face_key: str
+) -> None:
+    image_path, out = tmp_path / "letter.png", tmp_path / "letter.pdf"
+    drawn = words_page(image_path, face_key)
+    document = write_searchable(engine, image_path, out)
+
+    pdf = pdfium.PdfDocument(str(out))
+    page = pdf[0]
+    layer = page.get_textpage().get_text_range()
+    assert layer.split() == document.text().split()  # the OCR's text, in reading order
+    assert document.text().split() == " ".join(WORDS_LINES).split()
+    height = page.get_height()
+    for (word, left, top, right, bottom), (text, box) in zip(drawn, layer_words(page), strict=True):
+        assert text == word
+        drawn_pt = (
+            left,
+            height / POINTS_PER_PIXEL - bottom,
+            right,
+            height / POINTS_PER_PIXEL - top,
+        )
+        drawn_pt = tuple(v * POINTS_PER_PIXEL for v in drawn_pt)
+        assert abs(box[0] - drawn_pt[0]) <= WORD_TOLERANCE_PT, (word, box, drawn_pt)
+        assert abs(box[2] - drawn_pt[2]) <= WORD_TOLERANCE_PT, (word, box, drawn_pt)
+        middle = (box[1] + box[3]) / 2
+        assert drawn_pt[1] - WORD_TOLERANCE_PT <= middle <= drawn_pt[3] + WORD_TOLERANCE_PT
+    pdf.close()
+
+    original = np.asarray(Image.open(image_path).convert("RGB"), dtype=np.int16)
+    assert np.abs(rendered(out, 0, 1 / POINTS_PER_PIXEL) - original).max() <= 2  # unchanged
+    assert_valid_pdf(out)
+
+
+def test_a_scanned_pdf_gains_a_text_layer_and_pages_with_text_pass_through(
+    engine: OcrEngine, tmp_path: Path
+) -> None:
+    from test_ocr import text_layer_pdf
+
+    letter, scan = tmp_path / "letter.pdf", tmp_path / "scan.pdf"
+    letter.write_bytes(text_layer_pdf(["A typed letter with its own text layer."]))
+    render_lines(WORDS_LINES, width=760).save(scan, "PDF", resolution=96)
+    mixed = tmp_path / "mixed.pdf"
+    writer = PdfWriter()
+    writer.append(letter)
+    writer.append(scan)
+    writer.write(mixed)
+
+    calls: list[object] = []
+
+    class Counting:
+        def __getattr__(self, name: str) -> object:
+            return getattr(engine, name)
+
+        def extract(self, image: object) -> OcrResult:
+            calls.append(image)
+            return engine.extract(image)
+
+    out = tmp_path / "searchable.pdf"
+    document = write_searchable(Counting(), mixed, out)  # type: ignore[arg-type]
+    assert len(calls) == 1  # the typed page is not read again
+    assert [page.text_layer for page in document.pages] == [True, False]
+    assert out.read_bytes().startswith(mixed.read_bytes())  # an update after the original
+
+    pdf = pdfium.PdfDocument(str(out))
+    layer = pdf[1].get_textpage().get_text_range()
+    assert layer.split() == document.pages[1].text().split()
+    assert "4711" in layer
+    assert pdf[0].get_textpage().get_text_range().split() == (
+        ["A", "typed", "letter", "with", "its", "own", "text", "layer."]
+    )
+    pdf.close()
+    for index in (0, 1):
+        assert np.array_equal(rendered(out, index, 1.0), rendered(mixed, index, 1.0))
+    assert_valid_pdf(out)
+
+
+def scan_pdf(path: Path, pages: int) -> Path:
+    first = render_lines([f"Scanned page 1 of {pages}"], width=420, height=300)
+    rest = [
+        render_lines([f"Scanned page {n} of {pages}"], width=420, height=300)
+        for n in range(2, pages + 1)
+    ]
+    first.save(path, "PDF", resolution=72, save_all=True, append_images=rest)
+    return path
+
+
+def test_a_50_page_scan_streams_in_bounded_memory(tmp_path: Path) -> None:
+    env = {"DESKLENS_DATA_DIR": str(tmp_path / "data")}
+    peaks = {}
+    for pages in (5, 50):
+        scan = scan_pdf(tmp_path / f"scan{pages}.pdf", pages)
+        out = tmp_path / f"out{pages}"
+        run = run_limited("ocr", str(scan), "--format", "pdf", "--out", str(out), env=env)
+        assert run.returncode == 0, run.stderr
+        peaks[pages] = run.peak_rss_mb
+        pdf = pdfium.PdfDocument(str(out / f"scan{pages}.pdf"))
+        assert len(pdf) == pages
+        assert f"page {pages} of {pages}" in pdf[pages - 1].get_textpage().get_text_range()
+        pdf.close()
+    assert peaks[50] - peaks[5] < 40, peaks  # ten times the pages, not ten times the memory
