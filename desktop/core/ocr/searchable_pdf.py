@@ -39,7 +39,7 @@ from desktop.core import atomic
 from desktop.core.images import PDF_EXTENSION, LoadedImage, load_image
 from desktop.core.ocr import text_layer
 from desktop.core.ocr.models import OcrDocument, OcrResult
-from desktop.core.ocr.pdf import PageCallback, PdfError, open_pdf, read_page
+from desktop.core.ocr.pdf import PageCallback, PdfError, open_pdf, page_scale, read_page
 
 if TYPE_CHECKING:
     from desktop.core.ocr.engine import OcrEngine
@@ -98,7 +98,7 @@ def image_pdf(page: PageImage, result: OcrResult, file: IO[bytes]) -> None:
     image = _image_stream(page)
     draw = f"q {_num(width * points)} 0 0 {_num(height * points)} 0 0 cm /Im0 Do Q\n"
     to_page: Matrix = (points, 0.0, 0.0, -points, 0.0, height * points)
-    stream = _stream(draw.encode() + _overlay(result, to_page))
+    stream = _stream(draw.encode() + _overlay(result, to_page, page.image.image))
     pdf_page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
     pdf_page[NameObject("/Resources")] = DictionaryObject(
         {
@@ -135,13 +135,15 @@ def _pdf_to_searchable(
             page = document[index]
             try:
                 result = read_page(engine, page, name, index + 1)
-                to_page = _pixels_to_page(page, result.width, result.height)
+                overlay = None
+                if not result.text_layer and result.lines:
+                    overlay = _page_overlay(page, result, name, index + 1)
             finally:
                 page.close()
             pages.append(result)
-            if not result.text_layer and result.lines:
+            if overlay is not None:
                 font = font or _font(writer)
-                _add_overlay(writer, index, _overlay(result, to_page), font)
+                _add_overlay(writer, index, overlay, font)
             if on_page is not None:
                 on_page(index + 1, total)
     _save(out, lambda file: _write_update(writer, path, file))
@@ -219,9 +221,19 @@ def _add_overlay(writer: PdfWriter, index: int, overlay: bytes, font: IndirectOb
     page[NameObject("/Resources")] = resources
 
 
-def _overlay(result: OcrResult, to_page: Matrix) -> bytes:
+def _page_overlay(page: pdfium.PdfPage, result: OcrResult, name: str, number: int) -> bytes:
+    """The text layer of a scanned page; a page with a ruled table is rendered once more (as
+    the OCR saw it) to place the cells' text on their ink."""
+    to_page = _pixels_to_page(page, result.width, result.height)
+    image = None
+    if any(table.ruled for table in result.tables):
+        image = page.render(scale=page_scale(page, name, number)).to_pil().convert("RGB")
+    return _overlay(result, to_page, image)
+
+
+def _overlay(result: OcrResult, to_page: Matrix, image: Image.Image | None) -> bytes:
     matrix = " ".join(_num(value) for value in to_page)
-    return f"q {matrix} cm\n".encode() + text_layer.content(result) + b"Q\n"
+    return f"q {matrix} cm\n".encode() + text_layer.content(result, image) + b"Q\n"
 
 
 def _pixels_to_page(page: pdfium.PdfPage, width: int, height: int) -> Matrix:

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
 
 from desktop.core.ocr.models import Box, OcrLine, OcrResult, OcrTable
 
@@ -45,6 +48,8 @@ _WIDE = (
 # natural width against the side it is likely aligned to.
 _LOOSE_CELL = 1.3
 _SPACE = f"<{' '.encode('utf-16-be').hex()}> Tj"  # set where the previous run ended
+_GRID_INSET = 3  # px: a ruled cell's own lines are left out of its ink
+_INK_CONTRAST = 60  # grey levels from the cell's background that count as text
 _NUMERIC = re.compile(r"[-+(]?[$€£¥]?\d[\d,.' ]*%?\)?")
 
 
@@ -99,24 +104,55 @@ class Run:
     line: int  # the index of its line in the result: the cells of a row share it
 
 
-def runs(result: OcrResult) -> Iterator[Run]:
-    """The page's text in reading order: each line on its box, a table row cell by cell."""
+InkFinder = Callable[[Box], Box | None]
+
+
+def ink_finder(image: Image.Image) -> InkFinder:
+    """Where the text is inside a box of the page image: the bounding box of the pixels that
+    differ from the box's background (its median), a few pixels in from its edges (a ruled
+    cell's grid lines). None when the box holds no ink."""
+    gray = np.asarray(image.convert("L"), dtype=np.int16)
+
+    def find(box: Box) -> Box | None:
+        left, top = max(box[0] + _GRID_INSET, 0), max(box[1] + _GRID_INSET, 0)
+        right, bottom = box[2] - _GRID_INSET, box[3] - _GRID_INSET
+        region = gray[top:bottom, left:right]
+        if region.size == 0:
+            return None
+        ink = np.abs(region - np.median(region)) > _INK_CONTRAST
+        rows, columns = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+        if rows.size == 0:
+            return None
+        return (
+            left + int(columns[0]),
+            top + int(rows[0]),
+            left + int(columns[-1]) + 1,
+            top + int(rows[-1]) + 1,
+        )
+
+    return find
+
+
+def runs(result: OcrResult, ink: InkFinder | None = None) -> Iterator[Run]:
+    """The page's text in reading order: each line on its box, a table row cell by cell (a
+    ruled cell on its ink when `ink` can find it)."""
     used_rows: dict[int, set[int]] = {}
     for number, line in enumerate(result.lines):
         if not line.text.strip():
             continue
-        cells = _table_cells(number, line, result.tables, used_rows)
+        cells = _table_cells(number, line, result.tables, used_rows, ink)
         if cells is None:
             yield Run(line.text.replace("\t", " "), line.box, number)
         else:
             yield from cells
 
 
-def content(result: OcrResult) -> bytes:
-    """The text-showing operators for the page (pixel coordinates, y down)."""
+def content(result: OcrResult, image: Image.Image | None = None) -> bytes:
+    """The text-showing operators for the page (pixel coordinates, y down); `image` (the page
+    as the OCR read it) places the text of ruled cells on its ink."""
     ops = ["BT", "3 Tr"]
     previous: Run | None = None
-    for run in runs(result):
+    for run in runs(result, ink_finder(image) if image is not None else None):
         if previous is not None and previous.line == run.line:
             ops.append(_SPACE)  # between the cells of a row, however far apart they are
         op = _show(run)
@@ -147,7 +183,11 @@ def _show(run: Run) -> str:
 
 
 def _table_cells(
-    number: int, line: OcrLine, tables: list[OcrTable], used_rows: dict[int, set[int]]
+    number: int,
+    line: OcrLine,
+    tables: list[OcrTable],
+    used_rows: dict[int, set[int]],
+    ink: InkFinder | None,
 ) -> list[Run] | None:
     """A table row's cells on their boxes; None when the row is not found in its table."""
     if line.table is None or line.table >= len(tables):
@@ -162,7 +202,11 @@ def _table_cells(
     cells = []
     for text, box in zip(table.rows[row], table.cell_boxes[row], strict=True):
         if text.strip() and box is not None:
-            cells.append(Run(text, _cell_box(text, box, line.box) if table.ruled else box, number))
+            placed = box
+            if table.ruled:
+                found = ink(box) if ink is not None else None
+                placed = found if found is not None else _cell_box(text, box, line.box)
+            cells.append(Run(text, placed, number))
     return cells
 
 
