@@ -327,3 +327,69 @@ def test_a_50_page_scan_streams_in_bounded_memory(tmp_path: Path) -> None:
         assert f"page {pages} of {pages}" in pdf[pages - 1].get_textpage().get_text_range()
         pdf.close()
     assert peaks[50] - peaks[5] < 40, peaks  # ten times the pages, not ten times the memory
+
+
+def test_a_ruled_tables_cells_are_set_on_their_glyphs(engine: OcrEngine, tmp_path: Path) -> None:
+    path, out = tmp_path / "stock.png", tmp_path / "stock.pdf"
+    ruled_table(TABLE).save(path)
+    write_searchable(engine, path, out)
+    face, draw = font("sans", 18), ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    drawn = []
+    for number, row in enumerate(TABLE):  # as ruled_table draws them: 10 px into each cell
+        x = 30
+        for cell, width in zip(row, [200, 120, 140], strict=True):
+            drawn.append((cell, draw.textbbox((x + 10, 30 + number * 40 + 9), cell, font=face)))
+            x += width
+    pdf = pdfium.PdfDocument(str(out))
+    page = pdf[0]
+    height = page.get_height()
+    layer = layer_words(page)
+    assert [word for word, _ in layer] == [cell for row in TABLE for cell in row]
+    for (cell, (left, top, right, bottom)), (_, box) in zip(drawn, layer, strict=True):
+        expected = [v * POINTS_PER_PIXEL for v in (left, right)]
+        assert abs(box[0] - expected[0]) <= WORD_TOLERANCE_PT, (cell, box, expected)
+        assert abs(box[2] - expected[1]) <= WORD_TOLERANCE_PT, (cell, box, expected)
+        middle = height - (box[1] + box[3]) / 2 / 1  # points from the top
+        assert top * POINTS_PER_PIXEL - 2 <= middle <= bottom * POINTS_PER_PIXEL + 2
+    pdf.close()
+
+
+def test_a_rotated_scanned_page_gets_its_text_where_it_is_shown(
+    engine: OcrEngine, tmp_path: Path
+) -> None:
+    scan, turned, out = tmp_path / "scan.pdf", tmp_path / "turned.pdf", tmp_path / "out.pdf"
+    # Drawn sideways, shown upright by the page's /Rotate: the OCR reads the upright page.
+    upright = render_lines(WORDS_LINES, width=760)
+    upright.rotate(90, expand=True).save(scan, "PDF", resolution=96)
+    writer = PdfWriter(clone_from=scan)
+    writer.pages[0].rotate(90)
+    writer.write(turned)
+    document = write_searchable(engine, turned, out)
+    assert document.text().startswith("Invoice 4711")
+    pdf = pdfium.PdfDocument(str(out))
+    page = pdf[0]
+    assert page.get_textpage().get_text_range().split() == document.text().split()
+    # "Invoice", mapped onto the page as shown, is where it is drawn on the upright image.
+    word, (left, bottom, right, top) = layer_words(page)[0]
+    width, height = upright.size
+    corners = [_to_device(page, width, height, x, y) for x, y in ((left, top), (right, bottom))]
+    xs, ys = [x for x, _ in corners], [y for _, y in corners]
+    face = font("sans", 18)
+    drawn = ImageDraw.Draw(upright).textbbox((24, 20), "Invoice", font=face)
+    assert word == "Invoice"
+    assert abs(min(xs) - drawn[0]) <= 6 and abs(max(xs) - drawn[2]) <= 6, (xs, drawn)
+    assert min(ys) - 6 <= (drawn[1] + drawn[3]) / 2 <= max(ys) + 6, (ys, drawn)
+    pdf.close()
+    assert_valid_pdf(out)
+
+
+def _to_device(page: pdfium.PdfPage, width: int, height: int, x: float, y: float):
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    device_x, device_y = ctypes.c_int(), ctypes.c_int()
+    pdfium_c.FPDF_PageToDevice(
+        page.raw, 0, 0, width, height, 0, x, y, ctypes.byref(device_x), ctypes.byref(device_y)
+    )
+    return device_x.value, device_y.value
