@@ -393,3 +393,16 @@ def _to_device(page: pdfium.PdfPage, width: int, height: int, x: float, y: float
         page.raw, 0, 0, width, height, 0, x, y, ctypes.byref(device_x), ctypes.byref(device_y)
     )
     return device_x.value, device_y.value
+
+
+def test_an_encrypted_pdf_is_refused_with_a_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scan, locked, out = tmp_path / "scan.pdf", tmp_path / "locked.pdf", tmp_path / "out"
+    render_lines(["Confidential"]).save(scan, "PDF", resolution=96)
+    writer = PdfWriter(clone_from=scan)
+    writer.encrypt(user_password="", owner_password="owner")  # opens without a password
+    writer.write(locked)
+    assert main(["ocr", str(locked), "--format", "pdf", "--out", str(out)]) == 4
+    assert '"locked.pdf" is encrypted: DeskLens cannot add a text layer' in capsys.readouterr().err
+    assert not (out / "locked.pdf").exists()

@@ -122,10 +122,7 @@ def _pdf_to_searchable(
 ) -> OcrDocument:
     name = path.name
     pages: list[OcrResult] = []
-    try:
-        writer = PdfWriter(path, incremental=True)
-    except (PyPdfError, ValueError, OSError) as exc:
-        raise PdfError(f'"{name}" could not be opened as a PDF: it is damaged.') from exc
+    writer = _updatable(path, name)
     font: IndirectObject | None = None
     with open_pdf(path, name) as document:
         total = len(document)
@@ -197,6 +194,24 @@ def _runs(numbers: list[int]) -> list[tuple[int, list[int]]]:
         else:
             runs.append((number, [number]))
     return runs
+
+
+def _updatable(path: Path, name: str) -> PdfWriter:
+    """The PDF opened for an incremental update; PdfError when it cannot take one."""
+    try:
+        writer = PdfWriter(path, incremental=True)
+        encrypted = writer._reader is not None and writer._reader.is_encrypted
+        pages = len(writer.pages)
+    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise PdfError(f'"{name}" could not be opened as a PDF: it is damaged.') from exc
+    if encrypted:
+        raise PdfError(
+            f'"{name}" is encrypted: DeskLens cannot add a text layer to it (its text can be '
+            "read with --format text)."
+        )
+    if pages == 0:
+        raise PdfError(f'"{name}" has no pages.')
+    return writer
 
 
 def _add_overlay(writer: PdfWriter, index: int, overlay: bytes, font: IndirectObject) -> None:
