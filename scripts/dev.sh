@@ -13,7 +13,7 @@ system_deps() {
   # libraries on a minimal desktop); the fonts the OCR pages are rendered with
   # (desktop/core/ocr/rendered_pages.py FONT_FILES: DejaVu, Liberation, Noto CJK); the capture
   # tests' own X server, its XTEST mouse (xdotool), a private D-Bus and gdbus for the fake
-  # portal; qpdf checks the searchable PDFs the OCR writes (tests/ocr/test_documents_out.py).
+  # portal; qpdf checks the searchable PDFs the OCR writes (tests/ocr/test_searchable_pdf.py).
   local pkgs=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
               libglib2.0-0 fonts-dejavu-core fonts-liberation fonts-noto-cjk
               libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
