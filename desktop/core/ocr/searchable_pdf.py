@@ -28,7 +28,6 @@ from pypdf.generic import (
     ArrayObject,
     DecodedStreamObject,
     DictionaryObject,
-    FloatObject,
     IndirectObject,
     NameObject,
     NumberObject,
@@ -96,7 +95,8 @@ def image_pdf(page: PageImage, result: OcrResult, file: IO[bytes]) -> None:
     points = 72.0 / page.dpi
     pdf_page = writer.add_blank_page(width * points, height * points)
     image = _image_stream(page)
-    draw = f"q {_num(width * points)} 0 0 {_num(height * points)} 0 0 cm /Im0 Do Q\n"
+    size = _numbers(width * points, 0, 0, height * points, 0, 0)
+    draw = f"q {size} cm /Im0 Do Q\n"
     to_page: Matrix = (points, 0.0, 0.0, -points, 0.0, height * points)
     stream = _stream(draw.encode() + _overlay(result, to_page, page.image.image))
     pdf_page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
@@ -122,9 +122,9 @@ def _pdf_to_searchable(
 ) -> OcrDocument:
     name = path.name
     pages: list[OcrResult] = []
-    writer = _updatable(path, name)
     font: IndirectObject | None = None
-    with open_pdf(path, name) as document:
+    with open_pdf(path, name) as document:  # a missing or unreadable file: its own sentence
+        writer = _updatable(path, name)
         total = len(document)
         for index in range(total):
             if cancel is not None and cancel.is_set():
@@ -247,7 +247,7 @@ def _page_overlay(page: pdfium.PdfPage, result: OcrResult, name: str, number: in
 
 
 def _overlay(result: OcrResult, to_page: Matrix, image: Image.Image | None) -> bytes:
-    matrix = " ".join(_num(value) for value in to_page)
+    matrix = _numbers(*to_page)
     return f"q {matrix} cm\n".encode() + text_layer.content(result, image) + b"Q\n"
 
 
@@ -365,5 +365,5 @@ def _save(out: Path, write: Callable[[IO[bytes]], object]) -> None:
         write(file)
 
 
-def _num(value: float) -> str:
-    return f"{FloatObject(round(value, 4))}"
+def _numbers(*values: float) -> str:
+    return " ".join(text_layer.pdf_number(value) for value in values)

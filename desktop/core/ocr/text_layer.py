@@ -176,10 +176,8 @@ def _show(run: Run) -> str:
         return ""
     scale = (right - left) / natural
     baseline = bottom + DESCENT / 1000 * size
-    return (
-        f"/{RESOURCE_NAME[1:]} 1 Tf {_num(size * scale)} 0 0 {_num(-size)} {_num(left)} "
-        f"{_num(baseline)} Tm <{encode(run.text).hex()}> Tj"
-    )
+    matrix = " ".join(pdf_number(v) for v in (size * scale, 0, 0, -size, left, baseline))
+    return f"/{RESOURCE_NAME[1:]} 1 Tf {matrix} Tm <{encode(run.text).hex()}> Tj"
 
 
 def _table_cells(
@@ -226,5 +224,6 @@ def _cell_box(text: str, cell: Box, line: Box) -> Box:
     return left, top, left + natural, bottom
 
 
-def _num(value: float) -> str:
-    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+def pdf_number(value: float) -> str:
+    """A number as a content stream writes it: at most 4 decimals, no trailing zeros."""
+    return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
