@@ -1,8 +1,8 @@
 """Documents out (issue 28): what a searchable PDF costs beside the OCR itself, and the peak
 memory of `desklens ocr scan.pdf --format pdf` as the page count grows.
 
-A scanned A4 document (150 dpi JPEG pages, the top half prose, no text layer) is made on disk; then, in
-one run:
+A scanned A4 document (150 dpi JPEG pages, the top half prose, no text layer) is made on
+disk; then, in one run:
 
 * time: `write_searchable` over the scan in this process; per page, the OCR's own seconds
   (render, detect, recognise, lay out: what `--format text` costs) beside the rest (the text
