@@ -1,7 +1,9 @@
 """`desklens ocr PATH...`: fast text extraction from images, folders and PDFs.
 
 One file prints its text on stdout; several files (or a folder) are written into --out, one
-output per input, and/or into one --combined file, with progress on stderr.
+output per input, and/or into one --combined file, with progress on stderr. --format csv
+prints (or writes) the tables only; xlsx (a sheet per table) and pdf (a searchable PDF) are
+files: written into --out, or sent to stdout when it is redirected.
 
 One file is read by a warm DeskLens OCR service when one is running (`desklens serve`, or the
 open app): this module then imports nothing heavy and the text comes back in the time the
@@ -31,14 +33,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="image files, PDFs or folders")
     parser.add_argument(
-        "--format", choices=list(FORMATS), default="text", help="output format (default: text)"
+        "--format",
+        choices=list(FORMATS),
+        default="text",
+        help="output format (default: text); csv and xlsx hold the tables, pdf is the input "
+        "made searchable",
     )
     parser.add_argument("--out", type=Path, metavar="DIR", help="write one output per input here")
     parser.add_argument(
         "--combined",
         type=Path,
         metavar="FILE",
-        help="write all inputs into one file (.txt/.md/.json)",
+        help="write all inputs into one file (.txt/.md/.json/.xlsx)",
     )
     add_threads_option(parser)
     parser.add_argument(
@@ -62,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         path = Path(args.paths[0])
         reply = ask_service(OcrRequest(os.path.abspath(path), args.format))
         if reply is not None:
-            return print_reply(reply, path.name)
+            return print_reply(reply, path.name, args.format)
     from desktop.cli import ocr_local  # OpenVINO, OpenCV, numpy: only when reading here
 
     return ocr_local.run(args)
@@ -71,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
 def _servable(args: argparse.Namespace) -> bool:
     """One readable file to print, with nothing asked that only this process can do."""
     if args.no_service or args.refine or args.out or args.combined or args.threads:
+        return False
+    if FORMATS[args.format].binary:  # a file's bytes: made here, not sent through the service
         return False
     if len(args.paths) != 1:
         return False

@@ -17,10 +17,11 @@ EXIT_CODES = {
 }
 
 
-def print_reply(reply: OcrReply, name: str = "") -> int:
+def print_reply(reply: OcrReply, name: str = "", fmt: str = "text") -> int:
     if reply.status != "ok":
         return fail(CliError(reply.error, EXIT_CODES.get(reply.status, exit_codes.FAILED)))
     sys.stdout.write(reply.output + "\n")
     if not reply.output.strip():  # an empty line alone reads like a failure
-        print(f"desklens: no text found in {name or 'the file'}", file=sys.stderr)
+        what = "no table found" if fmt == "csv" else "no text found"
+        print(f"desklens: {what} in {name or 'the file'}", file=sys.stderr)
     return exit_codes.OK

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from desktop.core.history.ocr_text import OcrText
+from desktop.core.history import HistoryError
+from desktop.core.images import ImageError
 from desktop.gui import export
 from desktop.gui.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
@@ -30,6 +31,7 @@ class ExtractionFlow(QObject):
         worker.failed.connect(lambda text: parts.notice.show_message(text, error=True))
         parts.actions.extract_text.connect(self.extract_text)
         parts.actions.save_text.connect(self.save_text)
+        parts.actions.save_table.connect(self.save_table)
         parts.composer.extract_requested.connect(lambda ref: self.extract_text([ref]))
         parts.composer.attachments_changed.connect(lambda _count: self.update_button())
         parts.chat.contents_changed.connect(self.update_button)
@@ -71,13 +73,28 @@ class ExtractionFlow(QObject):
         self._button.setEnabled(bool(parts.composer.attachments() or parts.chat.images()))
 
     @Slot(object)
-    def save_text(self, result: OcrText) -> None:
-        """Asks where (on this thread: a dialog), then writes on the storage thread."""
-        chosen = export.ask_save_path(self._window, result)
-        if chosen is None:
+    def save_text(self, message: OcrMessage) -> None:
+        """Save as…: the text, the tables or a searchable PDF, by the extension chosen."""
+        self._save(message, export.FORMATS, "Save extracted text")
+
+    @Slot(object)
+    def save_table(self, message: OcrMessage) -> None:
+        self._save(message, export.TABLE_FORMATS, "Save table")
+
+    def _save(self, message: OcrMessage, formats: dict[str, str], title: str) -> None:
+        """Asks where (on this thread: a dialog), then makes and writes the file on the
+        storage thread (a workbook or a PDF takes a moment; the image may be decoded)."""
+        path = export.ask_save_path(self._window, message.result, formats=formats, title=title)
+        if path is None:
             return
-        path, content = chosen
-        parts = self._parts
+        result, image, parts = message.result, message.image, self._parts
+
+        def save() -> None:
+            try:
+                content = export.file_content(result, path.suffix.lower(), image.load)
+            except (ValueError, ImageError) as exc:  # no table for a CSV; the image is gone
+                raise HistoryError(str(exc)) from exc
+            export.write_file(path, content)
 
         def saved(_result: object) -> None:
             parts.status.showMessage(f"Saved {path.name}.", 4000)
@@ -85,7 +102,7 @@ class ExtractionFlow(QObject):
         def failed(sentence: str) -> None:
             parts.notice.show_message(sentence, error=True)
 
-        parts.session.storage.submit(lambda: export.write_text(path, content), saved, failed)
+        parts.session.storage.submit(save, saved, failed)
 
     @Slot(object)
     def _on_extracted(self, outcome: OcrOutcome) -> None:

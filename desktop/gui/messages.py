@@ -11,16 +11,32 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QResizeEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.question_context import context_label
 from desktop.gui.code_links import link_codes
+from desktop.gui.export import table_tsv
 from desktop.gui.flow_layout import FlowLayout
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.markdown_view import MarkdownView
-from desktop.gui.widgets import Thumbnail, copy_button, flat_button, push_button, text_label
+from desktop.gui.widgets import (
+    Thumbnail,
+    copy_button,
+    copy_to_clipboard,
+    flat_button,
+    push_button,
+    text_label,
+)
 
 if TYPE_CHECKING:
     from desktop.core.conversation import AskRequest
@@ -38,7 +54,8 @@ class ChatActions(QObject):
     view_image = Signal(object)  # ImageRef
     extract_text = Signal(object)  # [ImageRef]: fast OCR
     refine = Signal(object)  # ImageRef: the VLM's Markdown preset
-    save_text = Signal(object)  # OcrText
+    save_text = Signal(object)  # OcrMessage: its text, tables or image made searchable
+    save_table = Signal(object)  # OcrMessage: its tables as .xlsx or .csv
     retry = Signal(object)  # ErrorMessage
     regenerate = Signal(object)  # AssistantMessage: answer its question again
     edit = Signal(object)  # UserMessage: put the question back in the composer
@@ -297,13 +314,28 @@ class OcrMessage(MessageWidget):
         self.unreadable = readability_of_json(result.json).failed
         if self.unreadable:
             self.body.addWidget(text_label(UNREADABLE_NOTE, "errorText"))
-        save = flat_button("Save as…", "Save the text as .txt, .md or .json")
-        save.clicked.connect(lambda: actions.save_text.emit(self.result))
+        save = flat_button(
+            "Save as…", "Save the text (.txt, .md, .json), the tables (.xlsx, .csv) or a PDF"
+        )
+        save.clicked.connect(lambda: actions.save_text.emit(self))
         refine = flat_button("Refine with AI", "Ask the model to rewrite this image as Markdown")
         if self.unreadable:
             refine = push_button("Read with AI", "primary", "Let the model read this image")
         refine.clicked.connect(lambda: actions.refine.emit(self.image))
-        self._footer(copy_button(self.text, "extracted text"), save, refine)
+        buttons: list[QWidget] = [copy_button(self.text, "extracted text"), save, refine]
+        if result.has_tables:
+            buttons.insert(1, self._table_button(actions))
+        self._footer(*buttons)
+
+    def _table_button(self, actions: ChatActions) -> QToolButton:
+        """Table ▾: Save table as… (.xlsx, .csv), Copy table as TSV (pastes as cells)."""
+        button = flat_button("Table", "Save or copy the tables found in this image")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        menu.addAction("Save table as…", lambda: actions.save_table.emit(self))
+        menu.addAction("Copy table as TSV", lambda: copy_to_clipboard(table_tsv(self.result)))
+        button.setMenu(menu)
+        return button
 
     def text(self) -> str:
         return self.result.text

@@ -171,7 +171,7 @@ def test_ocr_refuses_what_is_not_an_image(api) -> None:
     assert status == 415
     status, _, reply = http_call(api, "POST", "/ocr", {"image": "https://example.com/a.png"})
     assert status == 400 and "offline" in reply["error"]["message"]
-    status, _, reply = http_call(api, "POST", "/ocr", {"image": "aGVsbG8=", "format": "pdf"})
+    status, _, reply = http_call(api, "POST", "/ocr", {"image": "aGVsbG8=", "format": "docx"})
     assert status == 400 and reply["error"]["param"] == "format"
 
 

@@ -175,7 +175,7 @@ class ApiRoutes:
             answer = await anyio.to_thread.run_sync(
                 ocr_api.read, engine, call, limiter=self._ocr_lane
             )
-        return JSONResponse(answer.body(), background=after)
+        return answer.response(background=after)
 
     def _check_model(self, name: str) -> None:
         loaded = self.backend.model_name()

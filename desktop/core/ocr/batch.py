@@ -20,10 +20,11 @@ from desktop.core.atomic import WriteError
 from desktop.core.errors import describe
 from desktop.core.images import PDF_EXTENSION, ImageError, collect_image_files, load_image
 from desktop.core.ocr.engine import OcrEngine
-from desktop.core.ocr.export import render, write_combined, write_document
+from desktop.core.ocr.export import FORMATS, render, write_combined, write_document
 from desktop.core.ocr.model_files import OcrModelError
 from desktop.core.ocr.models import OcrDocument
 from desktop.core.ocr.pdf import PageCallback, read_pdf
+from desktop.core.ocr.searchable_pdf import write_searchable
 from desktop.core.ocr.service import OcrReply, OcrRequest
 
 Status = Literal["reading", "done", "failed"]
@@ -104,7 +105,10 @@ def read_one(
         return OcrReply("input", error=str(exc))
     except OcrModelError as exc:
         return OcrReply("model", error=str(exc))
-    return OcrReply("ok", output=render(document, request.format))
+    try:
+        return OcrReply("ok", output=render(document, request.format))
+    except ValueError as exc:  # a format for files (xlsx, pdf) asked of a printed reply
+        return OcrReply("input", error=str(exc))
 
 
 def run_batch(
@@ -119,9 +123,10 @@ def run_batch(
 ) -> BatchReport:
     """Read every image and PDF under `paths`, writing outputs as each file finishes.
 
-    `out_dir` receives `<name>.<ext>` per file (+ a CSV per table); `combined` receives all
-    documents in one file whose extension picks the format. Raises OcrModelError only;
-    outputs that cannot be written end up in `report.write_error`.
+    `out_dir` receives `<name>.<ext>` per file (+ a CSV per table; see `write_document`; a
+    searchable PDF is written as its input is read); `combined` receives all documents in one
+    file whose extension picks the format. Raises OcrModelError only; outputs that cannot be
+    written end up in `report.write_error`.
     """
     files, refused = collect_inputs(paths)
     report = BatchReport(outcomes=[], refused=refused, total=len(files))
@@ -132,7 +137,9 @@ def run_batch(
             report.cancelled = True
             break
         _notify(on_progress, BatchProgress(index, len(files), path, "reading"))
-        outcome = _read_one(engine, path, cancel)
+        outcome = _read_one_safely(
+            engine, path, cancel, _searchable_target(out_dir, stems[index], fmt), report
+        )
         if cancelled():
             report.cancelled = True  # this file may be cut short: neither counted nor written
             break
@@ -154,7 +161,7 @@ def _write_outputs(
 ) -> None:
     if outcome.document is None:
         return
-    if out_dir is None:
+    if out_dir is None or FORMATS[fmt].from_source:  # nothing to write, or written already
         outcome.written = True
         return
     try:
@@ -176,18 +183,47 @@ def _write_combined(report: BatchReport, combined: Path | None) -> None:
         report.write_error = str(exc)
 
 
-def _read_one(engine: OcrEngine, path: Path, cancel: threading.Event | None) -> FileOutcome:
+def _searchable_target(out_dir: Path | None, stem: str, fmt: str) -> Path | None:
+    if out_dir is None or not FORMATS[fmt].from_source:
+        return None
+    return out_dir / f"{stem}{FORMATS[fmt].extension}"
+
+
+def _read_one_safely(
+    engine: OcrEngine,
+    path: Path,
+    cancel: threading.Event | None,
+    searchable: Path | None,
+    report: BatchReport,
+) -> FileOutcome:
+    """`_read_one`, a searchable PDF that cannot be written reported like any output."""
+    try:
+        return _read_one(engine, path, cancel, searchable)
+    except WriteError as exc:
+        if exc.affects_folder:
+            report.write_error = str(exc)
+        return FileOutcome(path, error=str(exc))
+
+
+def _read_one(
+    engine: OcrEngine, path: Path, cancel: threading.Event | None, searchable: Path | None
+) -> FileOutcome:
+    """Reads the file; with `searchable`, writes its searchable PDF there as it reads."""
     started = time.perf_counter()
     try:
-        document = read_document(engine, path, cancel)
-    except OcrModelError:
+        if searchable is None:
+            document = read_document(engine, path, cancel)
+        else:
+            document = write_searchable(engine, path, searchable, cancel=cancel)
+    except (OcrModelError, WriteError):
         raise
     except ImageError as exc:
         return FileOutcome(path, error=str(exc), seconds=time.perf_counter() - started)
     except Exception as exc:  # an OpenVINO failure on one odd file must not end the batch
         error = f'"{path.name}" could not be read: {describe(exc)}'
         return FileOutcome(path, error=error, seconds=time.perf_counter() - started)
-    return FileOutcome(path, document=document, seconds=time.perf_counter() - started)
+    outputs = [searchable] if searchable is not None else []
+    return FileOutcome(path, document, seconds=time.perf_counter() - started, outputs=outputs)
 
 
 def _summary(outcome: FileOutcome) -> str:

@@ -59,14 +59,14 @@ def read_pdf(
     """Every page's text, in order. Stops early (fewer pages) when `cancel` is set."""
     name = Path(path).name
     pages: list[OcrResult] = []
-    with _open(path, name) as document:
+    with open_pdf(path, name) as document:
         total = len(document)
         for index in range(total):
             if cancel is not None and cancel.is_set():
                 break
             page = document[index]
             try:
-                pages.append(_read_page(engine, page, name, index + 1))
+                pages.append(read_page(engine, page, name, index + 1))
             finally:
                 page.close()
             if on_page is not None:
@@ -79,7 +79,7 @@ def render_pages(
 ) -> tuple[list[Image.Image], int]:
     """The first `limit` pages as RGB images at their scale, and the page count."""
     name = Path(path).name
-    with _open(path, name) as document:
+    with open_pdf(path, name) as document:
         total = len(document)
         images = []
         for index in range(total if limit is None else min(total, limit)):
@@ -111,7 +111,7 @@ def _render(page: pdfium.PdfPage, scale: float) -> Image.Image:
     return page.render(scale=scale).to_pil().convert("RGB")
 
 
-def _read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) -> OcrResult:
+def read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) -> OcrResult:
     started = time.perf_counter()
     scale = page_scale(page, name, number)
     fragments = _text_layer(page, scale)
@@ -191,7 +191,7 @@ def _pixel_mapper(
 
 
 @contextmanager
-def _open(path: str | os.PathLike, name: str) -> Iterator[pdfium.PdfDocument]:
+def open_pdf(path: str | os.PathLike, name: str) -> Iterator[pdfium.PdfDocument]:
     problem = file_problem(path, name, what="a PDF")
     if problem is not None:
         raise PdfError(problem)

@@ -1,0 +1,133 @@
+"""Tables to spreadsheets: one .xlsx sheet per detected table, CSV, and TSV for the clipboard.
+
+A cell becomes a number only when its text parses exactly and reads back the same: "42",
+"-3", "12.50" (shown with its two decimals). Everything else stays text as it was read:
+"0012" (a code, not twelve), "1,234.50" (a thousands comma or a decimal comma depends on the
+locale), "+5", "12 %", "$3". A cell that starts with "=" stays text, never a formula. Empty
+cells stay empty. A document without a table gives one sheet, "Text", with its lines.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from desktop.core.ocr.models import OcrDocument, OcrTable
+
+# 15 significant digits: what a spreadsheet's double holds exactly.
+_INTEGER = re.compile(r"-?(?:0|[1-9]\d{0,14})")
+_DECIMAL = re.compile(r"-?(?:0|[1-9]\d{0,13})\.(\d{1,6})")
+_SHEET_NAME_LIMIT = 31  # Excel's limit
+_SHEET_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+_MAX_COLUMN_WIDTH = 60
+MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+NO_TABLE_SHEET = "Text"
+
+
+@dataclass(frozen=True)
+class SheetTable:
+    """A table with the name its sheet gets."""
+
+    name: str
+    rows: tuple[tuple[str, ...], ...]
+
+
+def cell_value(text: str) -> tuple[str | int | float | None, str | None]:
+    """(value, number format) of one cell: None for an empty cell, a number only when the
+    text is exactly one, else the text itself."""
+    if not text:
+        return None, None
+    if _INTEGER.fullmatch(text):
+        return int(text), None
+    decimal = _DECIMAL.fullmatch(text)
+    if decimal:
+        return float(text), "0." + "0" * len(decimal.group(1))
+    return text, None
+
+
+def document_tables(documents: Sequence[OcrDocument]) -> list[SheetTable]:
+    """Every table of the documents, named "Table 2", "Page 3 Table 1" (a PDF) or, with
+    several documents, after the file: "scan.pdf p3 T1"."""
+    tables = []
+    for document in documents:
+        many_pages = len(document.pages) > 1
+        for page_number, page in enumerate(document.pages, start=1):
+            for number, table in enumerate(page.tables, start=1):
+                name = f"Table {number}"
+                if many_pages:
+                    name = f"Page {page.page or page_number} {name}"
+                if len(documents) > 1:
+                    page_part = f" p{page.page or page_number}" if many_pages else ""
+                    name = f"{document.source_name}{page_part} T{number}"
+                tables.append(SheetTable(name, table.rows))
+    return tables
+
+
+def workbook_bytes(documents: Sequence[OcrDocument]) -> bytes:
+    """An .xlsx file: a sheet per table, or one "Text" sheet with the lines when none."""
+    workbook = Workbook()
+    first = workbook.active
+    assert first is not None
+    workbook.remove(first)
+    used: set[str] = set()
+    tables = document_tables(documents)
+    if not tables:
+        lines = [
+            (line.text,) for document in documents for page in document.pages for line in page.lines
+        ]
+        tables = [SheetTable(NO_TABLE_SHEET, tuple(lines))]
+    for table in tables:
+        sheet = workbook.create_sheet(_sheet_name(table.name, used))
+        _fill(sheet, table.rows)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def csv_text(tables: Sequence[OcrTable]) -> str:
+    """The tables as CSV, a blank line between two tables; "" when there is none."""
+    return "\n".join(table.csv() for table in tables)
+
+
+def tsv_text(rows: Sequence[Sequence[str]]) -> str:
+    """Tab-separated rows, quoted where a cell holds a tab, newline or quote: what a
+    spreadsheet takes from the clipboard."""
+    buffer = io.StringIO()
+    csv.writer(buffer, dialect="excel-tab", lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
+    widths: dict[int, int] = {}
+    for row_number, row in enumerate(rows, start=1):
+        for column, text in enumerate(row, start=1):
+            value, number_format = cell_value(ILLEGAL_CHARACTERS_RE.sub("", text))
+            widths[column] = max(widths.get(column, 0), len(text))
+            if value is None:
+                continue
+            cell = sheet.cell(row=row_number, column=column, value=value)
+            if isinstance(value, str):
+                cell.data_type = "s"  # "=1+1" read off a screen is text, not a formula
+            if number_format is not None:
+                cell.number_format = number_format
+    for column, width in widths.items():
+        sheet.column_dimensions[get_column_letter(column)].width = min(width + 2, _MAX_COLUMN_WIDTH)
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    base = _SHEET_FORBIDDEN.sub("_", name).strip("'")[:_SHEET_NAME_LIMIT] or "Table"
+    candidate, number = base, 1
+    while candidate.casefold() in used:
+        number += 1
+        suffix = f" ({number})"
+        candidate = base[: _SHEET_NAME_LIMIT - len(suffix)] + suffix
+    used.add(candidate.casefold())
+    return candidate
