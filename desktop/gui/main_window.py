@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QThreadPool, Slot
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import QSize, Qt, QThreadPool, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_MS = 10_000
+MINIMUM_SIZE = QSize(640, 440)
+COMPACT_WIDTH = 1000  # narrower windows fold the sidebar away (the header's button opens it)
 
 
 class MainWindow(QMainWindow):
@@ -80,7 +82,10 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
-        self.setMinimumSize(760, 520)
+        # Half of a 1366x768 laptop screen fits; below COMPACT_WIDTH the sidebar folds away
+        # and the composer's presets go into one menu (tests/gui/test_gui_window_sizes.py).
+        self.setMinimumSize(MINIMUM_SIZE)
+        self._compact: bool | None = None
         self.storage = StorageController(self)
         self.session = ConversationSession(store, self.storage, self)
         self.engine = EngineController(store, self)
@@ -172,6 +177,7 @@ class MainWindow(QMainWindow):
         session.problem.connect(lambda _text: self.sidebar.refresh())  # e.g. a rename undone
         self.storage.problem.connect(self._show_problem)
         self.settings_button.clicked.connect(self.open_settings)
+        self.page.sidebar_toggle_requested.connect(self.toggle_sidebar)
         self.first_run.model_ready.connect(self._on_model_converted)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
         for keys, slot, name in (
@@ -181,6 +187,7 @@ class MainWindow(QMainWindow):
             ("Ctrl+O", self.attaching.attach_files, "Attach files"),
             ("Ctrl+E", self.extraction.extract_all, "Extract text from all"),
             ("Ctrl+,", self.open_settings, "Settings"),
+            ("Ctrl+B", self.toggle_sidebar, "Show or hide the chats"),
             (QKeySequence.StandardKey.Paste, self.attaching.paste_clipboard, "Paste an image"),
         ):
             shortcut = QShortcut(QKeySequence(keys), self, slot)
@@ -199,7 +206,7 @@ class MainWindow(QMainWindow):
 
     def load_model(self, folder: str) -> None:
         self._shows_model = False
-        self.first_run_holder.hide()
+        self.page.show_first_run(False)
         self.status.set_model(Path(folder).name)
         self.status.set_state("loading")
         self.engine.load(folder, self.settings.engine_options())
@@ -209,13 +216,13 @@ class MainWindow(QMainWindow):
             self.first_run.show_problem(problem)
         else:
             self.first_run.show_intro()
-        self.first_run_holder.show()
+        self.page.show_first_run(True)
         self.status.set_model("")
         self.status.set_state("error" if problem else "no model")
 
     @Slot(object)
     def _on_model_loaded(self, info: ModelInfo) -> None:
-        self.first_run_holder.hide()
+        self.page.show_first_run(False)
         self.status.set_model(info.name, info.device, info.weight_format)
         self.status.set_state("ready")
         self._shows_model = True
@@ -325,8 +332,24 @@ class MainWindow(QMainWindow):
             apply_theme(QGuiApplication.instance(), "system", self.settings.font_size)
             self._refresh_icons()
 
+    @Slot()
+    def toggle_sidebar(self) -> None:
+        self._show_sidebar(self.sidebar.isHidden())
+
+    def _show_sidebar(self, shown: bool) -> None:
+        self.sidebar.setVisible(shown)
+        self.page.set_sidebar_shown(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        compact = self.width() < COMPACT_WIDTH
+        if compact != self._compact:  # crossing the line folds or unfolds it; a click wins
+            self._compact = compact
+            self._show_sidebar(not compact)
+
     def _refresh_icons(self) -> None:
         theme = current_theme()
+        self.page.sidebar_button.setIcon(line_icon("sidebar", theme.muted))
         self.composer.refresh_icons()
         self.sidebar.refresh_icons()
         self.extract_all_button.setIcon(line_icon("text", theme.text))
