@@ -14,10 +14,8 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,7 +25,7 @@ from desktop.gui.chat_view import COLUMN_MAX_WIDTH, ChatView
 from desktop.gui.composer import Composer
 from desktop.gui.first_run import FirstRunPanel
 from desktop.gui.notice import Notice
-from desktop.gui.widgets import push_button
+from desktop.gui.widgets import ElidedLabel, push_button
 
 # The header's buttons with a shorter label for a narrow page: (full, short).
 SHORT_LABELS = {"Extract text from all": "Extract all"}
@@ -66,11 +64,10 @@ class ChatPage(QWidget):
         self.sidebar_button.clicked.connect(self.sidebar_toggle_requested)
         self.set_sidebar_shown(True)
         header_row.addWidget(self.sidebar_button)
-        self.title_label = QLabel("New chat")
+        # In a narrow window the title gives way (cut with "…", whole in its tooltip and the
+        # window's title); the buttons keep their labels.
+        self.title_label = ElidedLabel("New chat")
         self.title_label.setObjectName("sidebarTitle")
-        # In a narrow window the title gives way (its full text is the window's title); the
-        # buttons keep their labels.
-        self.title_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         header_row.addWidget(self.title_label, 1)
         self.extract_all_button = push_button(
             "Extract text from all", tooltip="Read the text of every attached image (Ctrl+E)"

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPlainTextEdit,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QToolButton,
@@ -265,6 +266,9 @@ class Composer(QFrame):
         self._own_presets = list(presets)
         self._fill_ask_menu()
         self._fit_row()
+
+    def menu_buttons(self) -> list[QPushButton]:
+        return [self.own_presets_button, self.ask_menu_button]
 
     # --- the presets row in a narrow composer ------------------------------------------
 

@@ -49,6 +49,7 @@ from desktop.gui.sidebar import Sidebar
 from desktop.gui.status import StatusBar
 from desktop.gui.storage import StorageController
 from desktop.gui.theme import apply_theme, current_theme
+from desktop.gui.widgets import release_after_menu
 from desktop.gui.worker import EngineController
 
 if TYPE_CHECKING:
@@ -110,12 +111,15 @@ class MainWindow(QMainWindow):
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
         self.rewinding = RewindFlow(parts, self.asking, self)
         self.exporting = ExportFlow(parts, self.settings_button, self)
+        for button in (self.exporting.button, *self.composer.menu_buttons()):
+            release_after_menu(button)
         self.own_presets = OwnPresetsFlow(parts, self.asking, data_dir, self)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(
-            parts, self.engine, self.ocr, self.asking.generation_settings, self
+            parts, self.engine, self.ocr, self.asking.generation_settings, self, self.local_api
         )
+        self.asking.follow(self.local_api, self.preparing.holds)
         self._restore_geometry()
         self.sidebar.refresh()
 
@@ -178,6 +182,9 @@ class MainWindow(QMainWindow):
         self.storage.problem.connect(self._show_problem)
         self.settings_button.clicked.connect(self.open_settings)
         self.page.sidebar_toggle_requested.connect(self.toggle_sidebar)
+        self.local_api.running_changed.connect(self._show_api)
+        self.local_api.busy_changed.connect(self._show_api)
+        self._show_api()  # it was started before the status bar was built
         self.first_run.model_ready.connect(self._on_model_converted)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
         for keys, slot, name in (
@@ -245,8 +252,15 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_engine_state(self, state: str) -> None:
+        if state == "ready" and self.composer.generating:
+            return  # the engine ended something else (a preparation, an API request): Stop shows
         if state != "error":  # errors arrive with their message through _on_model_error
             self.status.set_state(state)
+
+    def _show_api(self, *_args: object) -> None:
+        api = self.local_api
+        url = api.server.url if api.running and api.server is not None else ""
+        self.status.set_api(url, api.busy)
 
     # --- conversations ---------------------------------------------------------------------
 
@@ -302,6 +316,8 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(
             self.settings, self._devices, self, self.local_api, self.own_presets
         )
+        if self._explicit_model:  # `--model DIR` wins over the automatic choice: say so
+            dialog.model_edit.setPlaceholderText(f"{self._explicit_model} (given with --model)")
         if dialog.exec():
             self.apply_settings(dialog.result_settings())
 

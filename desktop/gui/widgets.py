@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QIcon, QMouseEvent, QResizeEvent
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QGuiApplication, QIcon, QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -58,6 +60,24 @@ def ok_cancel_buttons(dialog: QDialog) -> QDialogButtonBox:
     box.accepted.connect(dialog.accept)
     box.rejected.connect(dialog.reject)
     return box
+
+
+def release_after_menu(button: QAbstractButton) -> None:
+    """A button that pops up a menu looks pressed (hovered) after the menu closes: the menu
+    took the mouse, so the button never heard it leave. It is told, unless the pointer is
+    really back over it."""
+    menu = button.menu()
+    if menu is None:
+        return
+
+    def leave() -> None:
+        if not button.rect().contains(button.mapFromGlobal(QCursor.pos())):
+            QApplication.sendEvent(button, QEvent(QEvent.Type.Leave))
+            button.setAttribute(Qt.WidgetAttribute.WA_UnderMouse, False)
+            button.setDown(False)
+            button.update()
+
+    menu.aboutToHide.connect(lambda: QTimer.singleShot(0, button, leave))
 
 
 def set_role(widget: QWidget, role: str) -> None:
