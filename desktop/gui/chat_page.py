@@ -70,7 +70,8 @@ class ChatPage(QWidget):
         self.title_label.setObjectName("sidebarTitle")
         header_row.addWidget(self.title_label, 1)
         self.extract_all_button = push_button(
-            "Extract text from all", tooltip="Read the text of every attached image (Ctrl+E)"
+            "Extract text from all",
+            tooltip="Extract text from all: the fast OCR reads every attached image (Ctrl+E)",
         )
         self.settings_button = push_button("Settings", tooltip="Settings (Ctrl+,)")
         self.capture_button = push_button(
