@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -248,8 +248,14 @@ class FirstRunPanel(QFrame):
         while holder is not None and not isinstance(holder, QScrollArea):
             holder = holder.parentWidget()
         if shown and holder is not None:
-            area = holder
-            QTimer.singleShot(0, self, lambda: area.ensureWidgetVisible(self.log, 0, 8))
+            # The card grows first (its layouts answer posted requests, a level at a time).
+            for _level in range(4):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            # Both ends (ensureWidgetVisible would only bring the log's text cursor in).
+            content = holder.widget()
+            top = self.log.mapTo(content, QPoint(0, 0))
+            holder.ensureVisible(top.x(), top.y() + self.log.height(), 0, 8)
+            holder.ensureVisible(top.x(), top.y(), 0, 8)
 
     def _browse_checkpoint(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a Hugging Face checkpoint folder")
