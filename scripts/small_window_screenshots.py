@@ -35,10 +35,17 @@ def settle(ms: int = 300) -> None:
     QApplication.processEvents()
 
 
-def shoot(window, name: str) -> None:
+def shoot(window, name: str, below: int = 0) -> None:
+    """The window as the screen shows it (menus open over it included), and `below` more
+    pixels under it (where a menu may reach)."""
+    from PySide6.QtGui import QGuiApplication
+
     settle()
     path = SHOTS / f"{name}.png"
-    window.grab().save(str(path))
+    frame = window.frameGeometry()
+    screen = QGuiApplication.primaryScreen()
+    height = frame.height() + below
+    screen.grabWindow(0, frame.x(), frame.y(), frame.width(), height).save(str(path))
     print(f"wrote {path}")
 
 
@@ -61,13 +68,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         settings = replace(AppSettings(), theme="light", prepare_ahead=False)
         app, window = create_app(data_dir=folder, model_dir=model, settings=settings)
-        if model:
-            from gui_support import SIGNAL_TIMEOUT_MS  # noqa: F401  (the support path works)
-
-            while not window.model_loaded:
-                settle(200)
+        while model and not window.model_loaded:
+            settle(200)
         attach_sample(window)
         window.composer.editor.setPlainText("What is the total?")
+        window.move(0, 0)
         for width, height in SIZES:
             window.resize(width, height)
             shoot(window, f"window-{width}x{height}")
@@ -76,12 +81,82 @@ def main() -> int:
         window.page.sidebar_button.click()
         shoot(window, "window-800x600-chats")
         window.page.sidebar_button.click()
-        window.apply_settings(replace(window.settings, theme="dark"))
         window.resize(640, 480)
+        settle()
+        from PySide6.QtCore import QTimer
+
+        button = window.composer.ask_menu_button
+
+        def shoot_menu() -> None:
+            shoot(window, "window-640x480-ask-menu", below=85)
+            button.menu().close()
+
+        QTimer.singleShot(300, shoot_menu)
+        button.showMenu()
+        settle(1500)  # the menu was shot and closed
+        chip_menu(window)
+        window.apply_settings(replace(window.settings, theme="dark"))
+        window.composer.set_generating(True)  # Stop, as it looks while an answer runs
         shoot(window, "window-640x480-dark")
+        window.composer.set_generating(False)
         window.close()
         app.processEvents()
+    first_run_error()
     return 0
+
+
+def chip_menu(window) -> None:
+    """An attachment's context menu (Extract text / Remove), opened by a right-click as Qt
+    sends it: drawn in the theme's colours, not black (issue 29)."""
+    from PySide6.QtCore import QPoint, QTimer
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    chip = window.composer.chips()[0]
+
+    def shoot_menu() -> None:
+        shoot(window, "window-640x480-chip-menu")
+        for menu in QApplication.topLevelWidgets():
+            if isinstance(menu, QMenu) and menu.isVisible():
+                menu.close()
+
+    QTimer.singleShot(300, shoot_menu)
+    point = QPoint(chip.width() // 2, chip.height() // 2)
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, chip.mapToGlobal(point))
+    QApplication.sendEvent(chip, event)  # the menu runs its own loop until shot and closed
+    settle(800)
+
+
+def first_run_error() -> None:
+    """The set-up card at 640x480 after a failed download, Details open (no model)."""
+    import json
+    import os
+
+    from desktop.gui.app import create_app
+    from desktop.gui.settings import AppSettings
+
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["DESKLENS_MODELS_DIR"] = str(Path(folder) / "models")
+        settings = replace(AppSettings(), theme="light")
+        app, window = create_app(data_dir=Path(folder) / "data", settings=settings)
+        window.resize(640, 480)
+        window.move(0, 0)
+        box = window.first_run.download
+        error = (
+            "The download of openvino_language_model.bin stopped: the connection was reset. "
+            "What was downloaded so far (412 MB) is kept: Download continues from there."
+        )
+        for event in (
+            {"event": "step", "text": "Checking OpenVINO/Qwen3-VL-2B-Instruct-int8-ov…"},
+            {"event": "step", "text": "Downloading 14 files (2.6 GB)…"},
+            {"event": "error", "text": error, "code": 1},
+        ):
+            box._on_line(json.dumps(event))
+        box._on_finished(1, False)
+        window.first_run.details_button.click()
+        shoot(window, "first-run-error-640x480")
+        window.close()
+        app.processEvents()
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from desktop.gui.theme import current_theme
 from desktop.gui.widgets import ElidedLabel, Thumbnail, push_button, set_role
 
 ATTACHMENT_EDGE = 64
+MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
 COUNT_ROOM = 90  # what the image count keeps beside the preset chips before they fold
 MAX_EDITOR_LINES = 8
 PLACEHOLDER = "Ask about your screenshots…  (Enter sends, Shift+Enter adds a line)"
@@ -97,6 +98,7 @@ class AttachmentChip(Thumbnail):
     def __init__(self, ref: ImageRef) -> None:
         super().__init__(ref, ATTACHMENT_EDGE)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.setMinimumHeight(MIN_CHIP_HEIGHT)
         self.close_button = QToolButton(self)
         self.close_button.setText("×")
         self.close_button.setObjectName("chipClose")
@@ -250,6 +252,11 @@ class Composer(QFrame):
         for ref in list(self._attachments):
             self.remove_image(ref)
 
+    def _chips_kept(self) -> list[AttachmentChip]:
+        """The chips of the attached images (removed ones wait for their deletion)."""
+        kept = {id(ref) for ref in self._attachments}
+        return [chip for chip in self.chips() if id(chip.ref) in kept]
+
     def chips(self) -> list[AttachmentChip]:
         return self._strip.widget().findChildren(AttachmentChip)
 
@@ -378,6 +385,10 @@ class Composer(QFrame):
 
     def _attachments_changed(self) -> None:
         count = len(self._attachments)
+        # As tall as the tallest chip (a wide, short screenshot leaves no empty band), with
+        # room for the horizontal scroll bar.
+        tallest = max((chip.sizeHint().height() for chip in self._chips_kept()), default=0)
+        self._strip.setFixedHeight(max(tallest, MIN_CHIP_HEIGHT) + 10)
         self._strip.setVisible(count > 0)
         self._show_count()
         self._update_buttons()
