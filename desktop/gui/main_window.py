@@ -280,6 +280,12 @@ class MainWindow(QMainWindow):
         for widget in message_widgets(messages, self.actions_hub, settings):
             self.chat.add(widget)
 
+    def open_last_chat(self) -> None:
+        """At start: the chat used last, as it was left (a new chat when there is none)."""
+        latest = self.sidebar.latest_id()
+        if latest is not None:
+            self.sidebar.select(latest)
+
     @Slot(str)
     def _show_title(self, title: str) -> None:
         self.title_label.setText(title)

@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from desktop.core.chat import AnswerStats
 from desktop.core.images import ImageError, load_image
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import ErrorMessage, OcrMessage, UserMessage
+from desktop.gui.messages import AssistantMessage, ErrorMessage, OcrMessage, UserMessage
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.status import stats_text
 
@@ -242,10 +242,12 @@ def test_a_reopened_chat_has_its_history_read_ahead(qtbot, launch, tiny_ir, samp
     assert send(qtbot, first, "What is in the picture?", [sample_image]).answer.ok
     first.close()
 
-    window = launch(data_dir=data, model_dir=tiny_ir)
+    # The app starts on the chat used last (issue 29), and reads its history ahead.
+    window = launch(data_dir=data, model_dir=tiny_ir, wait_model=False)
     results = results_of(window)
     conversation_id = window.sidebar.list.item(0).data(Qt.ItemDataRole.UserRole)
-    window.sidebar.select(conversation_id)
+    assert window.conversation_id == conversation_id
+    assert [type(m) for m in window.chat.messages()] == [UserMessage, AssistantMessage]
 
     preparation = wait_ready(qtbot, window, results)
     assert results[0].request.conversation_id == conversation_id

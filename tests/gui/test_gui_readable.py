@@ -270,3 +270,28 @@ def test_settings_say_which_model_was_given_with_model(qtbot, launch, tiny_ir, m
     window.open_settings()
     assert shown == [f"{tiny_ir} (given with --model)"]
     window.apply_settings(replace(window.settings))  # unchanged: nothing reloads
+
+
+# --- item 10: the app starts where it was left ----------------------------------------------
+
+
+def test_the_app_starts_on_the_last_chat_unless_files_are_given(qtbot, launch, tmp_path):
+    from desktop.core.history import HistoryStore
+    from desktop.gui.app import HISTORY_FOLDER
+
+    data = tmp_path / "data"
+    with HistoryStore(data / HISTORY_FOLDER) as store:
+        older = store.create_conversation("Older")
+        store.add_message(older, "user", "First question")
+        latest = store.create_conversation("Latest")
+        store.add_message(latest, "user", "What is the total?")
+    window = launch(data_dir=data)
+    assert window.conversation_id == latest
+    assert window.title_label.full_text() == "Latest"
+    assert [m.text() for m in window.chat.messages()] == ["What is the total?"]
+    window.close()
+
+    shot = save_png(text_image("Order 7731"), tmp_path / "order.png")
+    opened = launch(data_dir=data, files=[shot])  # "Open with": a chat of their own
+    assert opened.conversation_id is None
+    qtbot.waitUntil(lambda: len(opened.composer.chips()) == 1, timeout=SIGNAL_TIMEOUT_MS)
