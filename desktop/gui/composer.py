@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMenu,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -20,17 +19,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.presets import PRESETS, Preset
+from desktop.gui.composer_edit import ComposerEdit
 from desktop.gui.icons import line_icon
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.intake import can_attach
 from desktop.gui.theme import current_theme
 from desktop.gui.widgets import ElidedLabel, Thumbnail, push_button, set_role
 
 ATTACHMENT_EDGE = 64
 MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
 COUNT_ROOM = 90  # what the image count keeps beside the preset chips before they fold
-MAX_EDITOR_LINES = 8
-PLACEHOLDER = "Ask about your screenshots…  (Enter sends, Shift+Enter adds a line)"
 PRESET_TIPS = {
     "text": "Ask the AI to transcribe all text in the attached images (Extract text is the "
     "fast OCR, without the AI)",
@@ -38,56 +35,6 @@ PRESET_TIPS = {
     "json": "Ask the AI for the fields in the attached images as JSON",
     "describe": "Ask the AI to describe the attached images",
 }
-
-
-class ComposerEdit(QPlainTextEdit):
-    """Enter sends, Shift+Enter breaks the line; pasted or dragged images go to the owner."""
-
-    submitted = Signal()
-    mime_pasted = Signal(QMimeData)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("composerEdit")
-        self.setAccessibleName("Question")
-        self.setPlaceholderText(PLACEHOLDER)
-        self.setTabChangesFocus(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
-        self._fit_height()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        is_enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        plain = not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        if is_enter and plain:
-            self.submitted.emit()
-            return
-        if is_enter:  # Shift+Enter: QPlainTextEdit would insert a line separator (U+2028)
-            self.insertPlainText("\n")
-            return
-        super().keyPressEvent(event)
-
-    def canInsertFromMimeData(self, source: QMimeData) -> bool:
-        return can_attach(source) or super().canInsertFromMimeData(source)
-
-    def insertFromMimeData(self, source: QMimeData) -> None:
-        if can_attach(source):
-            self.mime_pasted.emit(source)
-        else:
-            super().insertFromMimeData(source)
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if can_attach(event.mimeData()):
-            event.ignore()  # the window shows its drop overlay and takes the drop
-        else:
-            super().dragEnterEvent(event)
-
-    def _fit_height(self, *_args) -> None:
-        line = self.fontMetrics().lineSpacing()
-        lines = max(1, min(MAX_EDITOR_LINES, int(self.document().size().height())))
-        margins = int(self.document().documentMargin() * 2) + 4
-        self.setFixedHeight(max(2, lines) * line + margins)
 
 
 class AttachmentChip(Thumbnail):

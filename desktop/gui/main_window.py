@@ -83,9 +83,7 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
-        # Half of a 1366x768 laptop screen fits; below COMPACT_WIDTH the sidebar folds away
-        # and the composer's presets go into one menu (tests/gui/test_gui_window_sizes.py).
-        self.setMinimumSize(MINIMUM_SIZE)
+        self.setMinimumSize(MINIMUM_SIZE)  # half a 1366x768 screen fits (test_gui_window_sizes)
         self._compact: bool | None = None
         self.storage = StorageController(self)
         self.session = ConversationSession(store, self.storage, self)
@@ -182,9 +180,7 @@ class MainWindow(QMainWindow):
         self.storage.problem.connect(self._show_problem)
         self.settings_button.clicked.connect(self.open_settings)
         self.page.sidebar_toggle_requested.connect(self.toggle_sidebar)
-        self.local_api.running_changed.connect(self._show_api)
-        self.local_api.busy_changed.connect(self._show_api)
-        self._show_api()  # it was started before the status bar was built
+        self.status.follow_api(self.local_api)
         self.first_run.model_ready.connect(self._on_model_converted)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
         for keys, slot, name in (
@@ -256,11 +252,6 @@ class MainWindow(QMainWindow):
             return  # the engine ended something else (a preparation, an API request): Stop shows
         if state != "error":  # errors arrive with their message through _on_model_error
             self.status.set_state(state)
-
-    def _show_api(self, *_args: object) -> None:
-        api = self.local_api
-        url = api.server.url if api.running and api.server is not None else ""
-        self.status.set_api(url, api.busy)
 
     # --- conversations ---------------------------------------------------------------------
 
@@ -354,11 +345,9 @@ class MainWindow(QMainWindow):
             apply_theme(QGuiApplication.instance(), "system", self.settings.font_size)
             self._refresh_icons()
 
-    @Slot()
-    def toggle_sidebar(self) -> None:
-        self._show_sidebar(self.sidebar.isHidden())
-
-    def _show_sidebar(self, shown: bool) -> None:
+    def toggle_sidebar(self, shown: bool | None = None) -> None:
+        """Shows or hides the chats (None: the other way)."""
+        shown = self.sidebar.isHidden() if shown is None else shown
         self.sidebar.setVisible(shown)
         self.page.set_sidebar_shown(shown)
 
@@ -367,7 +356,7 @@ class MainWindow(QMainWindow):
         compact = self.width() < COMPACT_WIDTH
         if compact != self._compact:  # crossing the line folds or unfolds it; a click wins
             self._compact = compact
-            self._show_sidebar(not compact)
+            self.toggle_sidebar(not compact)
 
     def _refresh_icons(self) -> None:
         theme = current_theme()

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from desktop.core.chat import AnswerStats
 from desktop.gui.theme import current_theme
 from desktop.gui.widgets import ElidedLabel, flat_button
+
+if TYPE_CHECKING:
+    from desktop.gui.local_api import LocalApi
 
 STATES = {
     "loading": "Loading model…",
@@ -83,6 +88,17 @@ class StatusBar(QStatusBar):
             self.stats_label.setText("")
             return
         self.stats_label.setText(stats_text(stats))
+
+    def follow_api(self, api: LocalApi) -> None:
+        """Shows the Local API's state from now on (and now: it may have started already)."""
+
+        def show(*_args: object) -> None:
+            running = api.running and api.server is not None
+            self.set_api(api.server.url if running else "", api.busy)
+
+        api.running_changed.connect(show)
+        api.busy_changed.connect(show)
+        show()
 
     def set_api(self, url: str, busy: bool = False) -> None:
         """The Local API: on at `url` ("" hides it), answering a request while `busy`."""

@@ -155,6 +155,11 @@ class ElidedLabel(QLabel):
         super().resizeEvent(event)
         self._elide()
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._elide()  # a style sheet's font arrives after the text
+
     def _elide(self) -> None:
         room = self.contentsRect().width()
         shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)

@@ -295,3 +295,19 @@ def test_the_app_starts_on_the_last_chat_unless_files_are_given(qtbot, launch, t
     opened = launch(data_dir=data, files=[shot])  # "Open with": a chat of their own
     assert opened.conversation_id is None
     qtbot.waitUntil(lambda: len(opened.composer.chips()) == 1, timeout=SIGNAL_TIMEOUT_MS)
+
+
+def test_a_menu_button_does_not_stay_pressed_after_its_menu_closes(qtbot, launch):
+    from PySide6.QtCore import QEvent
+
+    window = launch()
+    window.resize(1400, 900)
+    window.move(300, 300)  # the pointer (at the screen's corner) is not over the buttons
+    settle()
+    for button in (window.exporting.button, window.composer.ask_menu_button):
+        # As after a click: the button is hovered when its menu opens, and the menu takes
+        # the mouse, so no Leave reaches the button.
+        QApplication.sendEvent(button, QEvent(QEvent.Type.Enter))
+        button.setAttribute(Qt.WidgetAttribute.WA_UnderMouse, True)
+        button.menu().aboutToHide.emit()
+        qtbot.waitUntil(lambda b=button: not b.underMouse(), timeout=2000)
