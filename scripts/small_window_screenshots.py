@@ -99,10 +99,22 @@ def main() -> int:
         window.composer.set_generating(True)  # Stop, as it looks while an answer runs
         shoot(window, "window-640x480-dark")
         window.composer.set_generating(False)
+        window.apply_settings(replace(window.settings, theme="light"))
+        extracted(window)
         window.close()
         app.processEvents()
     first_run_error()
     return 0
+
+
+def extracted(window) -> None:
+    """At 640x480: the fast OCR's card for the attached invoice (real output)."""
+    from desktop.gui.messages import OcrMessage
+
+    window.extraction.extract_all()
+    while not any(isinstance(m, OcrMessage) for m in window.chat.messages()):
+        settle(200)
+    shoot(window, "window-640x480-extracted")
 
 
 def chip_menu(window) -> None:
