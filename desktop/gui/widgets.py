@@ -133,6 +133,13 @@ class ElidedLabel(QLabel):
     def full_text(self) -> str:
         return self._full
 
+    def text(self) -> str:
+        """The whole text, as set (what is drawn may be cut: `shown_text`)."""
+        return self._full
+
+    def shown_text(self) -> str:
+        return super().text()
+
     def set_tip(self, tip: str) -> None:
         """A tooltip of its own (the whole text is added to it while the text is cut)."""
         self._tip = tip
