@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         from desktop.core.ocr.service import hand_to_open_app
 
         if hand_to_open_app(args.files):
+            print(handed_over_line(len(args.files)))  # not silence: the user sees what happened
             return 0
     # Qt aborts the process when its platform plugin cannot load: check first, say why.
     from desktop.gui.platform_check import forget_dead_wayland, platform_problem
@@ -47,3 +48,11 @@ def run(args: argparse.Namespace) -> int:
     from desktop.gui.app import run as run_gui  # Qt is imported only when the GUI starts
 
     return run_gui(data_dir=args.data_dir, model_dir=args.model, files=args.files)
+
+
+def handed_over_line(files: int) -> str:
+    """What a second `desklens` prints when the open window took over."""
+    if files == 0:
+        return "DeskLens is already open: its window was brought to the front."
+    what = "1 file" if files == 1 else f"{files} files"
+    return f"DeskLens is already open: {what} attached there, and its window brought forward."

@@ -30,7 +30,7 @@ PRESETS: dict[str, Preset] = {
     for p in (
         Preset(
             "text",
-            "Extract text",
+            "Transcribe",
             "Extract all text in the image, verbatim, in reading order. Keep line breaks. "
             "Output only the text, with no commentary.",
         ),

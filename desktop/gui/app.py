@@ -78,8 +78,10 @@ def create_app(
     if store.notice:
         window.notice.show_message(store.notice, error=True, persistent=True)
     window.start_background_work()
-    if files:
+    if files:  # "Open with": the files start a chat of their own
         window.open_files(list(files))
+    else:
+        window.open_last_chat()
     return app, window
 
 

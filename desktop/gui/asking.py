@@ -33,6 +33,10 @@ from desktop.gui.worker import EngineController
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
+    from desktop.gui.local_api import LocalApi
+
+WAITING_FOR_API = "Waiting for a Local API request to finish…"
+READING_CHAT = "Reading the chat…"
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +68,8 @@ class AskFlow(QObject):
         self.editing: UserMessage | None = None  # Send replaces this question (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
+        self._api: LocalApi | None = None  # see follow()
+        self._holds: Callable[[int | None], bool] = lambda _id: True
         engine.token.connect(self._on_token)
         engine.finished.connect(self._on_answer)
         engine.state.connect(self._on_state)
@@ -77,6 +83,13 @@ class AskFlow(QObject):
         # Esc is only taken while an answer runs, so it still cancels a rename or a menu.
         self._stop_shortcut = QShortcut(QKeySequence("Esc"), window, self.stop)
         self._stop_shortcut.setEnabled(False)
+
+    def follow(self, api: LocalApi, holds: Callable[[int | None], bool]) -> None:
+        """What the answer's first words wait for: a Local API request on the same engine,
+        or the chat to be read again (`holds(id)`: the engine's state holds that chat)."""
+        self._api = api
+        self._holds = holds
+        api.busy_changed.connect(self._on_api_busy)
 
     def generation_settings(self, preset_key: str | None = None) -> GenerationSettings:
         length = self._parts.settings().max_new_tokens
@@ -154,6 +167,7 @@ class AskFlow(QObject):
         self.stop()
         self._streaming = None
         self._question = None  # its bubble goes with the view
+        self._parts.status.set_stats(None)  # the speed line was the other chat's
 
     @Slot()
     def copy_last_answer(self) -> None:
@@ -214,13 +228,40 @@ class AskFlow(QObject):
         return True
 
     def _submit(self, request: AskRequest) -> None:
-        loaded = self._controller.model_loaded
-        waiting = "Thinking…" if loaded else "Waiting for the model to load…"
+        waiting = self._waiting_text()
         self._streaming = AssistantMessage(waiting=waiting, actions=self._parts.actions)
         self._parts.chat.add(self._streaming)
         self.request = request
         self._set_generating(True)
+        if self._controller.model_loaded:  # never "Ready" while Stop shows
+            self._parts.status.set_state("generating", waiting)
         self._controller.ask(request)
+
+    def _waiting_text(self) -> str:
+        """What the answer waits for before its first words."""
+        if not self._controller.model_loaded:
+            return "Waiting for the model to load…"
+        if self._api is not None and self._api.busy:
+            return WAITING_FOR_API
+        if self._reads_chat():
+            return READING_CHAT
+        return "Thinking…"
+
+    def _reads_chat(self) -> bool:
+        """The question must read the chat's earlier turns again (a reopened chat, or one
+        whose state an API request took)."""
+        parts = self._parts
+        earlier = any(
+            isinstance(m, AssistantMessage) and m is not self._streaming
+            for m in parts.chat.messages()
+        )
+        return earlier and not self._holds(parts.session.conversation_id)
+
+    @Slot(bool)
+    def _on_api_busy(self, busy: bool) -> None:
+        if not busy and self._streaming is not None and self.request is not None:
+            # The API's request went first and took the engine's state: the chat is read again.
+            self._streaming.set_waiting(READING_CHAT if self._reads_chat() else "Thinking…")
 
     def _set_generating(self, generating: bool) -> None:
         self._parts.composer.set_generating(generating)
@@ -247,8 +288,8 @@ class AskFlow(QObject):
             self._question.message_id = result.user_message_id  # Edit and Regenerate use it
             self._question.set_prompt(result.prompt)
         self._question = None
-        if result.answer.ok:
-            parts.status.set_stats(result.answer.stats)
+        # This answer's figures, or none: a failed answer must not leave an older one's.
+        parts.status.set_stats(result.answer.stats if result.answer.ok else None)
         if result.save_error:
             parts.notice.show_message(result.save_error, error=True)
         parts.session.changed.emit()

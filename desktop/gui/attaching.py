@@ -37,12 +37,16 @@ class AttachFlow(QObject):
     def open_files(self, paths: list) -> None:
         """Files from the command line or "Open with": attached as if dropped, and the
         window comes to the front (when another `desklens FILE` handed them over)."""
-        self.intake.submit(IntakeRequest(paths=[Path(path) for path in paths]))
+        if paths:
+            self.intake.submit(IntakeRequest(paths=[Path(path) for path in paths]))
         window = self._window
         if window.isMinimized():
             window.showNormal()
         window.raise_()
         window.activateWindow()
+        handle = window.windowHandle()
+        if handle is not None:
+            handle.requestActivate()  # some X11 window managers heed only this
 
     @Slot(QMimeData)
     def paste_mime(self, mime: QMimeData) -> None:

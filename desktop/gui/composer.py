@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMenu,
-    QPlainTextEdit,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QToolButton,
@@ -19,71 +19,22 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.presets import PRESETS, Preset
+from desktop.gui.composer_edit import ComposerEdit
 from desktop.gui.icons import line_icon
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.intake import can_attach
 from desktop.gui.theme import current_theme
-from desktop.gui.widgets import Thumbnail, push_button, set_role
+from desktop.gui.widgets import ElidedLabel, Thumbnail, push_button, set_role
 
 ATTACHMENT_EDGE = 64
-MAX_EDITOR_LINES = 8
-PLACEHOLDER = "Ask about your screenshots…  (Enter sends, Shift+Enter adds a line)"
+MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
+COUNT_ROOM = 90  # what the image count keeps beside the preset chips before they fold
 PRESET_TIPS = {
-    "text": "Ask the AI to transcribe all text in the attached images",
+    "text": "Ask the AI to transcribe all text in the attached images (Extract text is the "
+    "fast OCR, without the AI)",
     "markdown": "Ask the AI to convert the attached images to Markdown",
     "json": "Ask the AI for the fields in the attached images as JSON",
     "describe": "Ask the AI to describe the attached images",
 }
-
-
-class ComposerEdit(QPlainTextEdit):
-    """Enter sends, Shift+Enter breaks the line; pasted or dragged images go to the owner."""
-
-    submitted = Signal()
-    mime_pasted = Signal(QMimeData)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("composerEdit")
-        self.setAccessibleName("Question")
-        self.setPlaceholderText(PLACEHOLDER)
-        self.setTabChangesFocus(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
-        self._fit_height()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        is_enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        plain = not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        if is_enter and plain:
-            self.submitted.emit()
-            return
-        if is_enter:  # Shift+Enter: QPlainTextEdit would insert a line separator (U+2028)
-            self.insertPlainText("\n")
-            return
-        super().keyPressEvent(event)
-
-    def canInsertFromMimeData(self, source: QMimeData) -> bool:
-        return can_attach(source) or super().canInsertFromMimeData(source)
-
-    def insertFromMimeData(self, source: QMimeData) -> None:
-        if can_attach(source):
-            self.mime_pasted.emit(source)
-        else:
-            super().insertFromMimeData(source)
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if can_attach(event.mimeData()):
-            event.ignore()  # the window shows its drop overlay and takes the drop
-        else:
-            super().dragEnterEvent(event)
-
-    def _fit_height(self, *_args) -> None:
-        line = self.fontMetrics().lineSpacing()
-        lines = max(1, min(MAX_EDITOR_LINES, int(self.document().size().height())))
-        margins = int(self.document().documentMargin() * 2) + 4
-        self.setFixedHeight(max(2, lines) * line + margins)
 
 
 class AttachmentChip(Thumbnail):
@@ -94,6 +45,7 @@ class AttachmentChip(Thumbnail):
     def __init__(self, ref: ImageRef) -> None:
         super().__init__(ref, ATTACHMENT_EDGE)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.setMinimumHeight(MIN_CHIP_HEIGHT)
         self.close_button = QToolButton(self)
         self.close_button.setText("×")
         self.close_button.setObjectName("chipClose")
@@ -125,6 +77,7 @@ class Composer(QFrame):
         self.setObjectName("composer")
         self._attachments: list[ImageRef] = []
         self._generating = False
+        self._hint = ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(6)
@@ -134,8 +87,12 @@ class Composer(QFrame):
         self._strip.setFrameShape(QFrame.Shape.NoFrame)
         self._strip.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._strip.setFixedHeight(ATTACHMENT_EDGE + 10)
-        self._strip.setStyleSheet("background: transparent;")
+        # Transparent through the theme's style sheet, by name: a style sheet set on the strip
+        # itself would reach every child, the chips' context menus too (drawn black on X11).
+        self._strip.setObjectName("attachStrip")
+        self._strip.viewport().setAutoFillBackground(False)
         strip_content = QWidget()
+        strip_content.setObjectName("attachStrip")
         self._strip_layout = QHBoxLayout(strip_content)
         self._strip_layout.setContentsMargins(0, 0, 0, 0)
         self._strip_layout.setSpacing(8)
@@ -157,6 +114,9 @@ class Composer(QFrame):
         )
         layout.addWidget(self.ground_check)
 
+        # The row: the paperclip, the presets (chips, or one "Ask AI" menu when the row is
+        # narrow), then the image count and the reading-ahead note, which grow and shrink
+        # without moving the presets, and Send.
         row = QHBoxLayout()
         row.setSpacing(6)
         self.attach_button = QToolButton()
@@ -166,16 +126,9 @@ class Composer(QFrame):
         self.attach_button.setIconSize(QSize(20, 20))
         self.attach_button.clicked.connect(self.attach_requested)
         row.addWidget(self.attach_button)
-        self.count_label = QLabel()
-        self.count_label.setObjectName("muted")
-        row.addWidget(self.count_label)
-        self.hint_label = QLabel()  # "Reading the image…" / "Ready": see preparing.py
-        self.hint_label.setObjectName("muted")
-        self.hint_label.setAccessibleName("Reading ahead")
-        row.addWidget(self.hint_label)
         self.presets_label = QLabel("Ask AI:")
         self.presets_label.setObjectName("muted")
-        row.addSpacing(6)
+        row.addSpacing(4)
         row.addWidget(self.presets_label)
         self.preset_buttons = {}
         for key, preset in PRESETS.items():
@@ -189,13 +142,27 @@ class Composer(QFrame):
         self.own_presets_button.setMenu(QMenu(self.own_presets_button))
         self.own_presets_button.hide()
         row.addWidget(self.own_presets_button)
-        row.addStretch(1)
+        self.ask_menu_button = push_button(
+            "Ask AI", "chip", "Ask the AI about the attached images: transcribe, convert, describe"
+        )
+        self.ask_menu_button.setMenu(QMenu(self.ask_menu_button))
+        self.ask_menu_button.hide()
+        row.addWidget(self.ask_menu_button)
+        self._own_presets: list[Preset] = []
+        self._compact = False
+        self.count_label = ElidedLabel()
+        self.count_label.setObjectName("muted")
+        self.count_label.setAccessibleName("Attached images and reading ahead")
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.count_label, 1)
         self.send_button = push_button("Send", "primary", "Send the question (Enter)")
         self.send_button.setIconSize(QSize(16, 16))
         self.send_button.clicked.connect(self._on_send_clicked)
         row.addWidget(self.send_button)
+        self._row = row
         layout.addLayout(row)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self._fill_ask_menu()
         self.refresh_icons()
         self._update_buttons()
 
@@ -232,6 +199,11 @@ class Composer(QFrame):
         for ref in list(self._attachments):
             self.remove_image(ref)
 
+    def _chips_kept(self) -> list[AttachmentChip]:
+        """The chips of the attached images (removed ones wait for their deletion)."""
+        kept = {id(ref) for ref in self._attachments}
+        return [chip for chip in self.chips() if id(chip.ref) in kept]
+
     def chips(self) -> list[AttachmentChip]:
         return self._strip.widget().findChildren(AttachmentChip)
 
@@ -245,7 +217,59 @@ class Composer(QFrame):
             action.setToolTip(preset.prompt[:300])
             action.triggered.connect(lambda _=False, k=preset.key: self._on_preset(k))
         menu.setToolTipsVisible(True)
-        self.own_presets_button.setVisible(bool(presets))
+        self._own_presets = list(presets)
+        self._fill_ask_menu()
+        self._fit_row()
+
+    def menu_buttons(self) -> list[QPushButton]:
+        return [self.own_presets_button, self.ask_menu_button]
+
+    # --- the presets row in a narrow composer ------------------------------------------
+
+    @property
+    def compact(self) -> bool:
+        """The presets are in the "Ask AI" menu (the chips did not fit)."""
+        return self._compact
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_row()
+
+    def _fill_ask_menu(self) -> None:
+        menu = self.ask_menu_button.menu()
+        menu.clear()
+        menu.setToolTipsVisible(True)
+        for key, preset in PRESETS.items():
+            action = menu.addAction(preset.label)
+            action.setToolTip(PRESET_TIPS.get(key, preset.prompt))
+            action.triggered.connect(lambda _=False, k=key: self._on_preset(k))
+        if self._own_presets:
+            menu.addSection("Mine")
+        for preset in self._own_presets:
+            action = menu.addAction(preset.label)
+            action.setToolTip(preset.prompt[:300])
+            action.triggered.connect(lambda _=False, k=preset.key: self._on_preset(k))
+
+    def _fit_row(self) -> None:
+        """The chips when they fit beside Send (with room for the image count), else the
+        one "Ask AI" menu: a label is never cut."""
+        chips = [*self.preset_buttons.values()]
+        if self._own_presets:
+            chips.append(self.own_presets_button)
+        spacing = self._row.spacing()
+        needed = sum(w.sizeHint().width() + spacing for w in chips)
+        needed += self.presets_label.sizeHint().width() + 4 + spacing
+        for widget in (self.attach_button, self.send_button):
+            needed += widget.sizeHint().width() + spacing
+        margins = self.layout().contentsMargins()
+        room = self.width() - margins.left() - margins.right() - COUNT_ROOM
+        compact = needed > room
+        self._compact = compact
+        self.presets_label.setVisible(not compact)
+        for chip in self.preset_buttons.values():
+            chip.setVisible(not compact)
+        self.own_presets_button.setVisible(bool(self._own_presets) and not compact)
+        self.ask_menu_button.setVisible(compact)
 
     # --- state ---------------------------------------------------------------------------
 
@@ -265,16 +289,19 @@ class Composer(QFrame):
     def refresh_icons(self) -> None:
         theme = current_theme()
         self.attach_button.setIcon(line_icon("attach", theme.muted))
-        name = "stop" if self._generating else "send"
-        self.send_button.setIcon(line_icon(name, theme.accent_text))
+        if self._generating:
+            self.send_button.setIcon(line_icon("stop", theme.stop_text))
+        else:
+            self.send_button.setIcon(line_icon("send", theme.accent_text))
 
     def set_hint(self, text: str) -> None:
-        """A quiet note next to the image count (empty hides it)."""
-        self.hint_label.setText(f"· {text}" if text and self._attachments else text)
-        self.hint_label.setToolTip(
-            "Read ahead while you type: the answer starts as soon as you send" if text else ""
-        )
-        self.hint_label.setVisible(bool(text))
+        """A quiet note after the image count (empty: none)."""
+        self._hint = text
+        self._show_count()
+
+    @property
+    def hint(self) -> str:
+        return self._hint
 
     def focus_editor(self) -> None:
         self.editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -305,14 +332,28 @@ class Composer(QFrame):
 
     def _attachments_changed(self) -> None:
         count = len(self._attachments)
+        # As tall as the tallest chip (a wide, short screenshot leaves no empty band), with
+        # room for the horizontal scroll bar.
+        tallest = max((chip.sizeHint().height() for chip in self._chips_kept()), default=0)
+        self._strip.setFixedHeight(max(tallest, MIN_CHIP_HEIGHT) + 10)
         self._strip.setVisible(count > 0)
-        self.count_label.setText(f"{count} image{'s' if count != 1 else ''}" if count else "")
+        self._show_count()
         self._update_buttons()
         self.attachments_changed.emit(count)
 
+    def _show_count(self) -> None:
+        count = len(self._attachments)
+        parts = [f"{count} image{'s' if count != 1 else ''}"] if count else []
+        parts += [self._hint] if self._hint else []
+        self.count_label.setText(" · ".join(parts))
+        self.count_label.set_tip(
+            "Read ahead while you type: the answer starts as soon as you send" if self._hint else ""
+        )
+
     def _update_buttons(self) -> None:
         has_images = bool(self._attachments)
-        for button in [*self.preset_buttons.values(), self.own_presets_button]:
+        buttons = [*self.preset_buttons.values(), self.own_presets_button, self.ask_menu_button]
+        for button in buttons:
             button.setEnabled(has_images and not self._generating)
         self.ground_check.setVisible(has_images)
         has_input = bool(self.editor.toPlainText().strip()) or has_images

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QProgressBar, QVBoxLayout, QWidget
 
 from desktop.core.model_setup.download import DEFAULT_REPO, target_name
 from desktop.core.model_setup.progress import Progress, describe
@@ -17,6 +17,26 @@ from desktop.gui.widgets import push_button, text_label
 
 BAR_STEPS = 1000
 INTERRUPTED = 130
+
+
+def log_sentence(line: str) -> str | None:
+    """A line of `desklens models --progress json` as the Details log shows it: its sentence
+    (a step, the error, where the model went); None for byte progress, which the bar shows.
+    Lines that are not events (a library's own messages) stay as they are."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(event, dict) or "event" not in event:
+        return line
+    kind, text = event.get("event"), str(event.get("text") or "")
+    if kind == "progress":
+        return None
+    if kind == "error":
+        return f"Stopped: {text}" if event.get("code") == INTERRUPTED else f"Error: {text}"
+    if kind == "done":
+        return text or f"Installed in {event.get('folder', '')}."
+    return text or None
 
 
 class DownloadBox(QWidget):
@@ -65,7 +85,8 @@ class DownloadBox(QWidget):
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setAccessibleName("Download progress")
         layout.addWidget(self.progress_bar)
-        self.status_label = QLabel("")
+        # Wraps: a failure explains what became of the partial download in a sentence or two.
+        self.status_label = text_label("")
         self.status_label.setAccessibleName("Download status")
         layout.addWidget(self.status_label)
         self._show_idle()

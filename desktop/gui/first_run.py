@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.core.model_setup.checks import IR_MARKER
 from desktop.core.model_setup.convert_output import DONE_PREFIX, ERROR_PREFIX, STEP_PREFIX
 from desktop.core.model_setup.staging import TMP_PREFIX
-from desktop.gui.download_box import DownloadBox
+from desktop.gui.download_box import DownloadBox, log_sentence
 from desktop.gui.setup_process import (
     SOURCE_ROOT,
     SetupProcess,
@@ -135,7 +136,7 @@ class FirstRunPanel(QFrame):
         self.log.setFixedHeight(140)
         self.log.setAccessibleName("Set-up output")
         self.log.hide()
-        self.details_button.toggled.connect(self.log.setVisible)
+        self.details_button.toggled.connect(self._show_details)
         self.download.line.connect(self._log_download_line)
         layout.addWidget(self.log)
         self.result_label = text_label("", "errorText")
@@ -236,8 +237,25 @@ class FirstRunPanel(QFrame):
             self.result_label.hide()
 
     def _log_download_line(self, text: str) -> None:
-        if not text.startswith('{"event": "progress"'):  # thousands of them: not worth a log
-            self.log.appendPlainText(text)
+        sentence = log_sentence(text)  # byte progress (thousands of lines) is the bar's
+        if sentence:
+            self.log.appendPlainText(sentence)
+
+    def _show_details(self, shown: bool) -> None:
+        """Opens the log and scrolls the card's holder to it, so it is not cut at the edge."""
+        self.log.setVisible(shown)
+        holder = self.parentWidget()
+        while holder is not None and not isinstance(holder, QScrollArea):
+            holder = holder.parentWidget()
+        if shown and holder is not None:
+            # The card grows first (its layouts answer posted requests, a level at a time).
+            for _level in range(4):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            # Both ends (ensureWidgetVisible would only bring the log's text cursor in).
+            content = holder.widget()
+            top = self.log.mapTo(content, QPoint(0, 0))
+            holder.ensureVisible(top.x(), top.y() + self.log.height(), 0, 8)
+            holder.ensureVisible(top.x(), top.y(), 0, 8)
 
     def _browse_checkpoint(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a Hugging Face checkpoint folder")
@@ -256,7 +274,9 @@ class FirstRunPanel(QFrame):
 
     def _on_line(self, line: str) -> None:
         """convert.py prints "[convert] step" lines; `desklens models` prints JSON events."""
-        self.log.appendPlainText(line)
+        sentence = log_sentence(line)
+        if sentence:
+            self.log.appendPlainText(sentence)
         if line.startswith(ERROR_PREFIX):
             self._error_line = line[len(ERROR_PREFIX) :]
         elif line.startswith(STEP_PREFIX) and not line.startswith(DONE_PREFIX):

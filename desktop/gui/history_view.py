@@ -60,7 +60,7 @@ def _widget(
     if message.role == "user":
         return UserMessage(message.text, refs, actions, typed=message.typed_text)
     if message.role == "assistant":
-        answer = AssistantMessage(message.text, actions=actions)
+        answer = AssistantMessage(message.text, actions=actions, streaming=False)
         answer.set_stopped(message.stopped)
         answer.set_stats(stats_from_dict(message.stats))
         return answer

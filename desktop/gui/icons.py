@@ -21,6 +21,7 @@ _SHAPES = {
     "stop": '<rect x="7" y="7" width="10" height="10" rx="1.5" fill="{c}"/>',
     "plus": '<path d="M12 5v14M5 12h14"/>',
     "text": '<rect x="4" y="4" width="16" height="16" rx="3"/><path d="M8.5 9h7M12 9v7"/>',
+    "sidebar": '<rect x="3.5" y="5" width="17" height="14" rx="2.5"/><path d="M9.5 5v14"/>',
 }
 
 

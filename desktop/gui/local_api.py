@@ -62,6 +62,11 @@ class LocalApi(QObject):
 
     _pump_requested = Signal()
     _job_put = Signal()  # from the server's thread: a job waits
+    running_changed = Signal(str)  # the server's URL, or "" once it stopped
+    busy_changed = Signal(bool)  # an API request is handed to the engine's thread, or none
+    # An API request ran on the engine: its KV state no longer holds the user's chat, so the
+    # next question would read the chat again (the window reads it back ahead of time).
+    engine_used = Signal()
 
     def __init__(
         self,
@@ -81,7 +86,7 @@ class LocalApi(QObject):
         self._pump: _Pump | None = None
         self._in_flight = False
         self.problem: str | None = None  # why the last start failed (shown in Settings)
-        controller.worker.finished.connect(self._schedule)  # a question ended: the API's turn
+        controller.finished.connect(self._schedule)  # a question ended: the API's turn
         self._job_put.connect(self._schedule, Qt.ConnectionType.QueuedConnection)
 
     @property
@@ -123,7 +128,13 @@ class LocalApi(QObject):
             self._server = None
             self._drop_pump()
             return str(exc)
+        self.running_changed.emit(self._server.url)
         return None
+
+    @property
+    def busy(self) -> bool:
+        """An API request is handed to the engine's thread (waiting there, or running)."""
+        return self._in_flight
 
     def apply(self, settings: AppSettings) -> None:
         """Runs the server as the settings say (on their port); a start that fails is logged
@@ -150,6 +161,7 @@ class LocalApi(QObject):
         if self._server is not None:
             self._server.stop()
             self._server = None
+            self.running_changed.emit("")
         self._drop_pump()
 
     def _drop_pump(self) -> None:
@@ -157,26 +169,34 @@ class LocalApi(QObject):
             self._pump_requested.disconnect(self._pump.run_one)
             self._pump.deleteLater()  # on its own thread, after a slot it may be running
             self._pump = None
-        self._in_flight = False
+        self._set_in_flight(False)
+
+    def _set_in_flight(self, in_flight: bool) -> None:
+        if in_flight != self._in_flight:
+            self._in_flight = in_flight
+            self.busy_changed.emit(in_flight)
 
     def _model_name(self) -> str | None:
         """The loaded model's name (any thread: the engine's info is fixed once loaded)."""
         engine = self._controller.worker.engine
         return engine.info.name if engine is not None else None
 
-    def _schedule(self, *_args: object) -> None:  # also worker.finished's AskResult
+    def _schedule(self, *_args: object) -> None:  # also the finished AskResult
         if self._pump is None or self._in_flight or self._controller.busy:
             return
         if self._server is None or self._server.backend.jobs.waiting == 0:
             return
-        self._in_flight = True
+        self._set_in_flight(True)
         self._pump_requested.emit()
 
     @Slot(bool)
     def _on_ran(self, ran: bool) -> None:
-        self._in_flight = False
+        self._in_flight = False  # quietly: the next waiting request may follow at once
         if ran:
+            self.engine_used.emit()  # first: who hears busy_changed knows the state went
             self._schedule()
+        if not self._in_flight:
+            self.busy_changed.emit(False)
 
 
 def window_local_api(

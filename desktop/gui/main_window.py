@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QThreadPool, Slot
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import QSize, Qt, QThreadPool, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
@@ -49,6 +49,7 @@ from desktop.gui.sidebar import Sidebar
 from desktop.gui.status import StatusBar
 from desktop.gui.storage import StorageController
 from desktop.gui.theme import apply_theme, current_theme
+from desktop.gui.widgets import release_after_menu
 from desktop.gui.worker import EngineController
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_MS = 10_000
+MINIMUM_SIZE = QSize(640, 440)
+COMPACT_WIDTH = 1000  # narrower windows fold the sidebar away (the header's button opens it)
 
 
 class MainWindow(QMainWindow):
@@ -80,7 +83,8 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
-        self.setMinimumSize(760, 520)
+        self.setMinimumSize(MINIMUM_SIZE)  # half a 1366x768 screen fits (test_gui_window_sizes)
+        self._compact: bool | None = None
         self.storage = StorageController(self)
         self.session = ConversationSession(store, self.storage, self)
         self.engine = EngineController(store, self)
@@ -105,12 +109,15 @@ class MainWindow(QMainWindow):
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
         self.rewinding = RewindFlow(parts, self.asking, self)
         self.exporting = ExportFlow(parts, self.settings_button, self)
+        for button in (self.exporting.button, *self.composer.menu_buttons()):
+            release_after_menu(button)
         self.own_presets = OwnPresetsFlow(parts, self.asking, data_dir, self)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(
-            parts, self.engine, self.ocr, self.asking.generation_settings, self
+            parts, self.engine, self.ocr, self.asking.generation_settings, self, self.local_api
         )
+        self.asking.follow(self.local_api, self.preparing.holds)
         self._restore_geometry()
         self.sidebar.refresh()
 
@@ -172,6 +179,8 @@ class MainWindow(QMainWindow):
         session.problem.connect(lambda _text: self.sidebar.refresh())  # e.g. a rename undone
         self.storage.problem.connect(self._show_problem)
         self.settings_button.clicked.connect(self.open_settings)
+        self.page.sidebar_toggle_requested.connect(self.toggle_sidebar)
+        self.status.follow_api(self.local_api)
         self.first_run.model_ready.connect(self._on_model_converted)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
         for keys, slot, name in (
@@ -181,6 +190,7 @@ class MainWindow(QMainWindow):
             ("Ctrl+O", self.attaching.attach_files, "Attach files"),
             ("Ctrl+E", self.extraction.extract_all, "Extract text from all"),
             ("Ctrl+,", self.open_settings, "Settings"),
+            ("Ctrl+B", self.toggle_sidebar, "Show or hide the chats"),
             (QKeySequence.StandardKey.Paste, self.attaching.paste_clipboard, "Paste an image"),
         ):
             shortcut = QShortcut(QKeySequence(keys), self, slot)
@@ -199,7 +209,7 @@ class MainWindow(QMainWindow):
 
     def load_model(self, folder: str) -> None:
         self._shows_model = False
-        self.first_run_holder.hide()
+        self.page.show_first_run(False)
         self.status.set_model(Path(folder).name)
         self.status.set_state("loading")
         self.engine.load(folder, self.settings.engine_options())
@@ -209,13 +219,13 @@ class MainWindow(QMainWindow):
             self.first_run.show_problem(problem)
         else:
             self.first_run.show_intro()
-        self.first_run_holder.show()
+        self.page.show_first_run(True)
         self.status.set_model("")
         self.status.set_state("error" if problem else "no model")
 
     @Slot(object)
     def _on_model_loaded(self, info: ModelInfo) -> None:
-        self.first_run_holder.hide()
+        self.page.show_first_run(False)
         self.status.set_model(info.name, info.device, info.weight_format)
         self.status.set_state("ready")
         self._shows_model = True
@@ -238,6 +248,8 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_engine_state(self, state: str) -> None:
+        if state == "ready" and self.composer.generating:
+            return  # the engine ended something else (a preparation, an API request): Stop shows
         if state != "error":  # errors arrive with their message through _on_model_error
             self.status.set_state(state)
 
@@ -258,6 +270,12 @@ class MainWindow(QMainWindow):
         settings = self.asking.generation_settings()
         for widget in message_widgets(messages, self.session.chat, self.actions_hub, settings):
             self.chat.add(widget)
+
+    def open_last_chat(self) -> None:
+        """At start: the chat used last, as it was left (a new chat when there is none)."""
+        latest = self.sidebar.latest_id()
+        if latest is not None:
+            self.sidebar.select(latest)
 
     @Slot(str)
     def _show_title(self, title: str) -> None:
@@ -295,6 +313,8 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(
             self.settings, self._devices, self, self.local_api, self.own_presets
         )
+        if self._explicit_model:  # `--model DIR` wins over the automatic choice: say so
+            dialog.model_edit.setPlaceholderText(f"{self._explicit_model} (given with --model)")
         if dialog.exec():
             self.apply_settings(dialog.result_settings())
 
@@ -325,8 +345,22 @@ class MainWindow(QMainWindow):
             apply_theme(QGuiApplication.instance(), "system", self.settings.font_size)
             self._refresh_icons()
 
+    def toggle_sidebar(self, shown: bool | None = None) -> None:
+        """Shows or hides the chats (None: the other way)."""
+        shown = self.sidebar.isHidden() if shown is None else shown
+        self.sidebar.setVisible(shown)
+        self.page.set_sidebar_shown(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        compact = self.width() < COMPACT_WIDTH
+        if compact != self._compact:  # crossing the line folds or unfolds it; a click wins
+            self._compact = compact
+            self.toggle_sidebar(not compact)
+
     def _refresh_icons(self) -> None:
         theme = current_theme()
+        self.page.sidebar_button.setIcon(line_icon("sidebar", theme.muted))
         self.composer.refresh_icons()
         self.sidebar.refresh_icons()
         self.extract_all_button.setIcon(line_icon("text", theme.text))

@@ -46,6 +46,8 @@ OCR_THUMBNAIL_EDGE = 56
 USER_MAX_SHARE = 0.8
 RENDER_INTERVAL_MS = 40  # re-render a streaming answer at most 25 times a second
 ASSISTANT_NAME = "DeskLens"
+NO_TEXT = "The model returned no text for this question."
+STOPPED_EMPTY = "Stopped before any text was written."
 
 
 class ChatActions(QObject):
@@ -69,6 +71,8 @@ def format_stats(stats: AnswerStats) -> str:
         parts.append(f"{stats.tokens_per_s:.1f} tokens/s")
     if stats.generated_tokens:
         parts.append(f"{stats.generated_tokens} tokens")
+    if stats.drafted_tokens:  # this answer's own figure (each answer drafts afresh)
+        parts.append(f"{stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted")
     return " · ".join(parts)
 
 
@@ -205,13 +209,18 @@ class AssistantMessage(MessageWidget):
     """Streams: `append()` per chunk, `finish()` with the engine's answer."""
 
     def __init__(
-        self, text: str = "", *, waiting: str = "Thinking…", actions: ChatActions | None = None
+        self,
+        text: str = "",
+        *,
+        waiting: str = "Thinking…",
+        actions: ChatActions | None = None,
+        streaming: bool | None = None,
     ) -> None:
         super().__init__("assistantBubble")
         self.bubble.setAccessibleName("Answer")
         self._text = text
         self.stopped = False
-        self.streaming = not text
+        self.streaming = not text if streaming is None else streaming
         header = QHBoxLayout()
         author = QLabel(ASSISTANT_NAME)
         author.setObjectName("messageAuthor")
@@ -267,15 +276,18 @@ class AssistantMessage(MessageWidget):
     def set_stopped(self, stopped: bool) -> None:
         self.stopped = stopped
         self.badge.setVisible(stopped)
-        if stopped and not self._text:
-            self.view.set_markdown("*Stopped before any text was written.*")
+        self._render()
 
     def set_stats(self, stats: AnswerStats | None) -> None:
         self.meta.setText(format_stats(stats) if stats else "")
 
     def _render(self) -> None:
-        if self._text or not self.stopped:
+        if self.streaming or self._text.strip():
             self.view.set_markdown(self._text)
+        elif self.stopped:
+            self.view.set_markdown(f"*{STOPPED_EMPTY}*")
+        else:  # blank (only spaces or newlines): an empty card would look like a fault
+            self.view.set_markdown(f"*{NO_TEXT}*")
 
 
 class OcrMessage(MessageWidget):

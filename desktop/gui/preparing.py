@@ -10,12 +10,17 @@ ahead of that question. Nothing is prepared while a question is queued or answer
 the state itself), while the fast OCR works (it has priority over both CPU cores), without a
 model, or with the setting off. An interrupted preparation loses nothing: what it fed stays in
 the KV state and the next request (or the Send) continues from there.
+
+A Local API request runs on the same engine and replaces its KV state: nothing is prepared
+while one is handed to the engine, and once it ran the open chat is read back ahead of time
+("Reading the chat…"), so the user's next question does not pay for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Slot
 
@@ -24,6 +29,9 @@ from desktop.core.conversation import AskResult, PrepareRequest
 from desktop.gui.asking import ChatParts
 from desktop.gui.ocr_worker import OcrController
 from desktop.gui.worker import EngineController, PrepareResult
+
+if TYPE_CHECKING:
+    from desktop.gui.local_api import LocalApi
 
 READY = "Ready"
 
@@ -48,8 +56,10 @@ class PrepareFlow(QObject):
         ocr: OcrController,
         generation_settings: Callable[[], GenerationSettings],
         parent: QObject,
+        api: LocalApi | None = None,
     ) -> None:
         super().__init__(parent)
+        self._api = api
         self._parts = parts
         self._controller = engine
         self._ocr = ocr
@@ -70,6 +80,14 @@ class PrepareFlow(QObject):
         parts.composer.attachments_changed.connect(self.update)
         parts.session.opened.connect(self.update)
         ocr.jobs_changed.connect(self.update)
+        if api is not None:
+            api.busy_changed.connect(self.update)
+            api.engine_used.connect(self._on_engine_used)
+
+    def holds(self, conversation_id: int | None) -> bool:
+        """The engine's state holds this conversation's turns (a question to it reads only
+        itself)."""
+        return conversation_id is not None and conversation_id == self._held
 
     @Slot()
     def update(self, *_args) -> None:
@@ -90,7 +108,7 @@ class PrepareFlow(QObject):
         parts = self._parts
         if not (parts.settings().prepare_ahead and self._controller.model_loaded):
             return None
-        if self._controller.busy or self._ocr.busy:
+        if self._controller.busy or self._ocr.busy or (self._api is not None and self._api.busy):
             return None
         images = parts.composer.attachments()
         conversation_id = parts.session.conversation_id
@@ -144,6 +162,13 @@ class PrepareFlow(QObject):
         # An answered (or stopped) question leaves its conversation in the state; an error
         # resets the engine.
         self._held = result.request.conversation_id if result.answer.ok else None
+        self.update()
+
+    @Slot()
+    def _on_engine_used(self) -> None:
+        # What was held or prepared went with the API's request: read it again.
+        self._held = None
+        self._cancel()
         self.update()
 
     @Slot(str)

@@ -147,6 +147,11 @@ class Sidebar(QWidget):
         self.empty_label.setText("No matching chats." if searching else "No chats yet.")
         self.empty_label.setVisible(self.list.count() == 0)
 
+    def latest_id(self) -> int | None:
+        """The chat used last (the list is newest first)."""
+        item = self.list.item(0)
+        return item.data(_ID_ROLE) if item is not None else None
+
     def select(self, conversation_id: int | None) -> None:
         self._current = conversation_id
         self._select_row(conversation_id)

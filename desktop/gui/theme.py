@@ -22,8 +22,12 @@ class Theme:
     border: str
     text: str
     muted: str  # secondary text
-    accent: str
-    accent_text: str  # text on the accent colour
+    accent: str  # links, focus borders, progress
+    accent_text: str  # text on the primary buttons
+    primary: str  # the primary buttons (Send, Download, OK)
+    primary_hover: str
+    stop_bg: str  # Stop, while an answer runs
+    stop_text: str
     user_bubble: str
     hover: str
     selection: str
@@ -44,9 +48,13 @@ LIGHT = Theme(
     surface="#ffffff",
     border="#dfe3e8",
     text="#1d2127",
-    muted="#69717d",
-    accent="#2f6fed",
+    muted="#5a626d",
+    accent="#2563eb",
     accent_text="#ffffff",
+    primary="#2563eb",
+    primary_hover="#1d4fd8",
+    stop_bg="#b42318",
+    stop_text="#ffffff",
     user_bubble="#e3ecfd",
     hover="#e4e8ee",
     selection="#d6e2fb",
@@ -63,9 +71,13 @@ DARK = Theme(
     surface="#272a30",
     border="#363a41",
     text="#e7e9ec",
-    muted="#9aa1ab",
-    accent="#5b8def",
+    muted="#aab1ba",
+    accent="#7ea6f5",
     accent_text="#ffffff",
+    primary="#2f62d0",
+    primary_hover="#3a6fd8",
+    stop_bg="#c42b2b",
+    stop_text="#ffffff",
     user_bubble="#2c3a55",
     hover="#30343b",
     selection="#2f3f5e",
@@ -74,6 +86,47 @@ DARK = Theme(
     code_bg="#1f2226",
     grid="#4b5059",
 )
+
+
+# Every text colour of the style sheet (and the palette) on each background it is drawn on:
+# (where, text field, background field). tests/gui/test_gui_contrast.py holds each pair to
+# WCAG AA (4.5:1). Disabled controls are left out, as WCAG does (1.4.3: inactive components).
+TEXT_PAIRS = (
+    ("text on the window", "text", "window"),
+    ("text in the sidebar", "text", "sidebar"),
+    ("text in cards, answers, inputs, menus, tooltips", "text", "surface"),
+    ("text in the user's bubbles", "text", "user_bubble"),
+    ("a hovered button, chat or menu item", "text", "hover"),
+    ("the selected chat; an info notice", "text", "selection"),
+    ("an error notice", "text", "error_bg"),
+    ("code blocks", "text", "code_bg"),
+    ("muted text on the window (flat buttons)", "muted", "window"),
+    ("the status bar, the chats' dates, No chats yet", "muted", "sidebar"),
+    ("muted text in cards and the composer", "muted", "surface"),
+    ("a hovered chat's date", "muted", "hover"),
+    ("the selected chat's date; Dismiss on an info notice", "muted", "selection"),
+    ("the question's context note in the user's bubble", "muted", "user_bubble"),
+    ("Dismiss on an error notice", "muted", "error_bg"),
+    ("links in answers and extracted text", "accent", "surface"),
+    ("links on the window", "accent", "window"),
+    ("primary buttons (Send, Download, OK)", "accent_text", "primary"),
+    ("a hovered primary button", "accent_text", "primary_hover"),
+    ("Stop", "stop_text", "stop_bg"),
+    ("error text in a card or an answer", "error_text", "surface"),
+    ("error messages and the stopped badge", "error_text", "error_bg"),
+)
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """WCAG 2's contrast ratio of two #rrggbb colours (1 to 21)."""
+    lighter, darker = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
 def resolve_theme(choice: str) -> Theme:
@@ -117,7 +170,7 @@ def _palette(theme: Theme) -> QPalette:
         QPalette.ColorRole.Text: theme.text,
         QPalette.ColorRole.Button: theme.surface,
         QPalette.ColorRole.ButtonText: theme.text,
-        QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.Highlight: theme.primary,
         QPalette.ColorRole.HighlightedText: theme.accent_text,
         QPalette.ColorRole.ToolTipBase: theme.surface,
         QPalette.ColorRole.ToolTipText: theme.text,
@@ -154,13 +207,13 @@ QPushButton, QToolButton {{
 QPushButton:hover, QToolButton:hover {{ background: {t.hover}; }}
 QPushButton:disabled, QToolButton:disabled {{ color: {t.muted}; border-color: {t.border}; }}
 QPushButton[role="primary"] {{
-    background: {t.accent}; color: {t.accent_text}; border: none; font-weight: 600;
+    background: {t.primary}; color: {t.accent_text}; border: none; font-weight: 600;
     padding: 6px 18px;
 }}
-QPushButton[role="primary"]:hover {{ background: {QColor(t.accent).lighter(110).name()}; }}
+QPushButton[role="primary"]:hover {{ background: {t.primary_hover}; }}
 QPushButton[role="primary"]:disabled {{ background: {t.border}; color: {t.muted}; }}
 QPushButton[role="stop"] {{
-    background: {t.error_text}; color: {t.surface}; border: none; font-weight: 600;
+    background: {t.stop_bg}; color: {t.stop_text}; border: none; font-weight: 600;
     padding: 6px 18px;
 }}
 QToolButton[role="flat"], QPushButton[role="flat"] {{
@@ -174,6 +227,7 @@ QFrame#composer {{
     background: {t.surface}; border: 1px solid {t.border}; border-radius: 14px;
 }}
 QPlainTextEdit#composerEdit {{ background: transparent; border: none; }}
+QScrollArea#attachStrip, QWidget#attachStrip {{ background: transparent; border: none; }}
 QScrollArea#chatScroll, QWidget#chatColumn {{ background: {t.window}; border: none; }}
 QFrame#userBubble {{ background: {t.user_bubble}; border-radius: 14px; }}
 QFrame#assistantBubble, QFrame#ocrBubble {{

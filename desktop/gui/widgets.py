@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QIcon, QMouseEvent
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QGuiApplication, QIcon, QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -60,6 +62,24 @@ def ok_cancel_buttons(dialog: QDialog) -> QDialogButtonBox:
     return box
 
 
+def release_after_menu(button: QAbstractButton) -> None:
+    """A button that pops up a menu looks pressed (hovered) after the menu closes: the menu
+    took the mouse, so the button never heard it leave. It is told, unless the pointer is
+    really back over it."""
+    menu = button.menu()
+    if menu is None:
+        return
+
+    def leave() -> None:
+        if not button.rect().contains(button.mapFromGlobal(QCursor.pos())):
+            QApplication.sendEvent(button, QEvent(QEvent.Type.Leave))
+            button.setAttribute(Qt.WidgetAttribute.WA_UnderMouse, False)
+            button.setDown(False)
+            button.update()
+
+    menu.aboutToHide.connect(lambda: QTimer.singleShot(0, button, leave))
+
+
 def set_role(widget: QWidget, role: str) -> None:
     """Changes a widget's style role; the style sheet is re-applied to it."""
     widget.setProperty("role", role)
@@ -97,6 +117,64 @@ def text_label(
         label.setObjectName(object_name)
     label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     return label
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text that gives way in a narrow window: it is cut with "…" rather
+    than widening the window, and its tooltip then holds the whole text."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self._full = ""
+        self._tip = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def text(self) -> str:
+        """The whole text, as set (what is drawn may be cut: `shown_text`)."""
+        return self._full
+
+    def shown_text(self) -> str:
+        return super().text()
+
+    def set_tip(self, tip: str) -> None:
+        """A tooltip of its own (the whole text is added to it while the text is cut)."""
+        self._tip = tip
+        self._elide()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self._elide()
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        width = self.fontMetrics().horizontalAdvance(self._full) + 2 * self.margin() + 4
+        return QSize(width, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._elide()  # a style sheet's font arrives after the text
+
+    def _elide(self) -> None:
+        room = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        super().setText(shown)
+        tip = self._tip
+        if shown != self._full and self._full not in tip:
+            tip = f"{self._full}\n{tip}" if tip else self._full
+        self.setToolTip(tip)
 
 
 class Thumbnail(QFrame):

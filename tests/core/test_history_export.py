@@ -138,3 +138,21 @@ def test_cli_exports_the_last_chat_and_refuses_an_unknown_one(chat, tmp_path, ca
     assert main(["history", "--data-dir", str(data), "export", str(chat_id + 7)]) == 2
     assert "no chat with id" in capsys.readouterr().err
     assert main(["history", "--data-dir", str(tmp_path / "none"), "list"]) == 4
+
+
+def test_an_image_only_extracted_is_exported_and_a_question_title_ends_cleanly(tmp_path):
+    """Issue 29: a picture whose text was extracted without a question was left out, and a
+    title ending in "?" gave a file name ending in "_"."""
+    from desktop.core.history.export import safe_file_name
+
+    store = HistoryStore(tmp_path / "history")
+    chat_id = store.create_conversation("What is the total?")
+    green = picture(tmp_path, "green.png", (30, 30), "green")
+    store.add_message(chat_id, "ocr", TEXTS["ocr"], [green])
+    target = tmp_path / "chat.md"
+    exported = write_document("T", store.messages(chat_id), target, "md")
+    store.close()
+    assert exported.images == 1
+    assert "](<chat images/01 green.png>)" in target.read_text(encoding="utf-8")
+    assert safe_file_name("What is the total?") == "What is the total"
+    assert safe_file_name("a/b") == "a_b"  # inside the name, unsafe characters still become _

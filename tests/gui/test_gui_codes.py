@@ -22,13 +22,20 @@ def extract_in_app(qtbot, window, image, name: str) -> OcrMessage:
     return next(m for m in window.chat.messages() if isinstance(m, OcrMessage))
 
 
-def test_a_decoded_qr_link_is_clickable_in_the_bubble(qtbot, launch) -> None:
+def test_a_decoded_qr_link_is_clickable_in_the_bubble(qtbot, launch, monkeypatch) -> None:
+    from desktop.gui import code_links
+
+    opened: list[str] = []
+    monkeypatch.setattr(code_links, "_open_url", lambda url: opened.append(url.toString()) or True)
     window = launch()
     message = extract_in_app(qtbot, window, page_with_codes(), "order.png")
     assert f"QR: {URL}" in message.text()  # Copy gives the plain text
     label = message.label
     assert label.textFormat() == Qt.TextFormat.RichText
-    assert label.openExternalLinks()
+    # Opened by the app (so a failure can be said, issue 29), in the user's browser.
+    assert label.textInteractionFlags() & Qt.TextInteractionFlag.LinksAccessibleByMouse
+    label.linkActivated.emit(URL)
+    assert opened == [URL] and getattr(label, "no_browser_note", None) is None
     assert f'<a href="{URL.replace("&", "&amp;")}">' in label.text()
     assert "EAN-13: 4006381333931" in label.text()  # not a link: plain
 

@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from desktop.core.chat import AnswerStats
 from desktop.core.images import ImageError, load_image
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import ErrorMessage, OcrMessage, UserMessage
+from desktop.gui.messages import AssistantMessage, ErrorMessage, OcrMessage, UserMessage
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.status import stats_text
 
@@ -94,7 +94,7 @@ def test_an_attached_image_is_read_before_send(qtbot, launch, tiny_ir, tmp_path)
     drop_on(window, file_mime(shot))  # the real intake: decoded in the pool, then attached
 
     preparation = wait_ready(qtbot, window, results)
-    assert window.composer.hint_label.text().endswith("Ready")
+    assert window.composer.hint.endswith("Ready")
     assert preparation.stats.images_encoded == 1
     [request] = [r.request for r in results]
     assert request.conversation_id is None and [ref.name for ref in request.images] == [
@@ -110,7 +110,7 @@ def test_an_attached_image_is_read_before_send(qtbot, launch, tiny_ir, tmp_path)
     # Only the question and the assistant's opening are left: a few tokens, not the image.
     assert stats.input_tokens < stats.visual_tokens / 4
     assert preparation.stats.input_tokens > stats.visual_tokens
-    assert window.composer.hint_label.text() == ""
+    assert window.composer.hint == ""
 
 
 def test_a_send_during_the_preparation_continues_from_it(qtbot, launch, tiny_ir, held_prepare):
@@ -118,7 +118,7 @@ def test_a_send_during_the_preparation_continues_from_it(qtbot, launch, tiny_ir,
     results = results_of(window)
     attach(qtbot, window, ref_of(text_image("Ticket 77", (640, 360))))
     assert held_prepare.started.wait(WAIT_S)
-    assert window.composer.hint_label.text().endswith("Reading the image…")
+    assert window.composer.hint.endswith("Reading the image…")
 
     result = send(qtbot, window, "Which ticket?")  # cancels the preparation, then asks
 
@@ -141,7 +141,7 @@ def test_removing_the_image_cancels_and_the_question_goes_without_it(
     qtbot.mouseClick(chip.close_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(results) == 1, timeout=SIGNAL_TIMEOUT_MS)
     assert results[0].preparation.status == "cancelled"
-    assert window.composer.hint_label.text() == ""
+    assert window.composer.hint == ""
 
     result = send(qtbot, window, "Anything attached?")
 
@@ -171,7 +171,7 @@ def test_newer_requests_supersede_queued_ones(qtbot, launch, tiny_ir, held_prepa
         "ready",
     ]
     assert held_prepare.calls == [[first.digest], [second.digest]]
-    assert window.composer.hint_label.text().endswith("Ready")
+    assert window.composer.hint.endswith("Ready")
 
 
 def test_switching_chat_mid_preparation(qtbot, launch, tiny_ir, held_prepare, sample_image):
@@ -221,7 +221,7 @@ def test_with_the_setting_off_nothing_is_read_ahead(
     window = launch(data_dir=data, model_dir=tiny_ir)
     assert not window.settings.prepare_ahead
     attach(qtbot, window, ref_of(sample_image))
-    assert window.composer.hint_label.text() == ""
+    assert window.composer.hint == ""
 
     result = send(qtbot, window, "Read it now")
 
@@ -242,10 +242,12 @@ def test_a_reopened_chat_has_its_history_read_ahead(qtbot, launch, tiny_ir, samp
     assert send(qtbot, first, "What is in the picture?", [sample_image]).answer.ok
     first.close()
 
-    window = launch(data_dir=data, model_dir=tiny_ir)
+    # The app starts on the chat used last (issue 29), and reads its history ahead.
+    window = launch(data_dir=data, model_dir=tiny_ir, wait_model=False)
     results = results_of(window)
     conversation_id = window.sidebar.list.item(0).data(Qt.ItemDataRole.UserRole)
-    window.sidebar.select(conversation_id)
+    assert window.conversation_id == conversation_id
+    assert [type(m) for m in window.chat.messages()] == [UserMessage, AssistantMessage]
 
     preparation = wait_ready(qtbot, window, results)
     assert results[0].request.conversation_id == conversation_id
@@ -300,7 +302,7 @@ def test_an_image_that_cannot_be_read_fails_quietly_until_send(qtbot, launch, ti
     attach(qtbot, window, ref)
     qtbot.waitUntil(lambda: len(results) == 1, timeout=SIGNAL_TIMEOUT_MS)
     assert results[0].preparation.status == "error"
-    assert window.composer.hint_label.text() == "" and window.notice.text() == ""
+    assert window.composer.hint == "" and window.notice.text() == ""
 
     result = send(qtbot, window, "What does it say?")
 

@@ -41,7 +41,7 @@ def test_own_prompts_are_edited_used_kept_and_read_by_the_cli(
     assert "not valid JSON" in editor.problem.text() and editor.result() == 0
     editor.remove()
     edit(editor, "Summary", "Summarise the page in one line.")
-    edit(editor, "Extract text", "clash")  # a built-in preset's name
+    edit(editor, "Transcribe", "clash")  # a built-in preset's name
     editor.accept()
     assert "built-in preset" in editor.problem.text()
     editor.remove()

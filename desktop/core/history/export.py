@@ -34,7 +34,8 @@ class ExportedChat:
 
 def safe_file_name(text: str, fallback: str = "chat") -> str:
     """`text` usable as a file name on every system (no separators, no control characters)."""
-    name = _UNSAFE_NAME.sub("_", " ".join(text.split())).strip(" .")
+    # A title's trailing "?" would end the name in "_": unsafe characters at the ends go.
+    name = _UNSAFE_NAME.sub("_", " ".join(text.split())).strip(" ._")
     return name[:80] or fallback
 
 
@@ -44,12 +45,12 @@ def conversation_markdown(
     """The chat as Markdown; `link(image)` is where each image's picture is (a relative
     path, or just its name for the clipboard)."""
     parts = [f"# {markdown_safe(title)}"]
-    for message in messages:
+    for message, pictures in zip(messages, _pictures(messages), strict=True):
         if message.role == "note":
             parts.append(f"*{markdown_safe(message.text)}*")
             continue
         block = [f"## {markdown_safe(_heading(message))}"]
-        block += [f"![{_alt(image)}]({link(image)})" for image in _pictures(message)]
+        block += [f"![{_alt(image)}]({link(image)})" for image in pictures]
         block.append(
             _fenced(message.text) if message.role == "ocr" else markdown_safe(message.text)
         )
@@ -60,11 +61,11 @@ def conversation_markdown(
 def conversation_html(title: str, messages: Sequence[StoredMessage]) -> str:
     """One HTML file: every text escaped, every image embedded."""
     body = [f"<h1>{html.escape(title)}</h1>"]
-    for message in messages:
+    for message, pictures in zip(messages, _pictures(messages), strict=True):
         body.append(f'<section class="{html.escape(message.role)}">')
         if message.role != "note":
             body.append(f"<h2>{html.escape(_heading(message))}</h2>")
-        for image in _pictures(message):
+        for image in pictures:
             data = base64.b64encode(image.path.read_bytes()).decode("ascii")
             body.append(
                 f'<img src="data:image/png;base64,{data}" alt="{html.escape(_alt(image))}"'
@@ -79,7 +80,7 @@ def write_markdown(title: str, messages: Sequence[StoredMessage], target: Path) 
     """`target` (.md) plus `<stem> images/` beside it with every picture, linked relatively."""
     folder = target.with_name(f"{target.stem} images")
     names: dict[str, str] = {}  # digest -> file name: a picture shown twice is written once
-    for image in (image for message in messages for image in _pictures(message)):
+    for image in (image for pictures in _pictures(messages) for image in pictures):
         if image.digest not in names:
             names[image.digest] = (
                 f"{len(names) + 1:02d} {safe_file_name(Path(image.name).stem)}.png"
@@ -95,7 +96,7 @@ def write_markdown(title: str, messages: Sequence[StoredMessage], target: Path) 
 
 def write_html(title: str, messages: Sequence[StoredMessage], target: Path) -> ExportedChat:
     atomic.write_text(target, conversation_html(title, messages))
-    return ExportedChat(target, len(messages), sum(len(_pictures(m)) for m in messages))
+    return ExportedChat(target, len(messages), sum(len(p) for p in _pictures(messages)))
 
 
 def write_document(
@@ -114,13 +115,23 @@ def clipboard_markdown(title: str, messages: Sequence[StoredMessage]) -> str:
 
 def _heading(message: StoredMessage) -> str:
     heading = HEADINGS.get(message.role, message.role)
-    if message.role == "ocr" and message.images:  # its picture is the question's, shown there
+    if message.role == "ocr" and message.images:  # its picture: the question's, or its own
         return f"{heading} ({message.images[0].name})"
     return heading
 
 
-def _pictures(message: StoredMessage) -> list[StoredImage]:
-    return [] if message.role == "ocr" else message.images
+def _pictures(messages: Sequence[StoredMessage]) -> list[list[StoredImage]]:
+    """The pictures each message shows: an extraction's picture only when no earlier message
+    showed it (an image whose text was extracted without a question is still exported)."""
+    shown: set[str] = set()
+    result = []
+    for message in messages:
+        pictures = list(message.images)
+        if message.role == "ocr":
+            pictures = [image for image in pictures if image.digest not in shown]
+        shown.update(image.digest for image in message.images)
+        result.append(pictures)
+    return result
 
 
 def _alt(image: StoredImage) -> str:
