@@ -52,9 +52,17 @@ AIS: dict[str, tuple[str, int, str]] = {
     **{str(ai): ("Company internal", 0, "") for ai in range(91, 100)},
 }
 # Measures: a 4-digit AI whose last digit is where the decimal point goes; 6 digits.
-_MEASURES = {"310": "Net weight (kg)", "311": "Length (m)", "312": "Width (m)",
-             "313": "Height (m)", "314": "Area (m²)", "315": "Net volume (l)",
-             "316": "Net volume (m³)", "320": "Net weight (lb)", "330": "Gross weight (kg)"}  # fmt: skip
+_MEASURES = {
+    "310": "Net weight (kg)",
+    "311": "Length (m)",
+    "312": "Width (m)",
+    "313": "Height (m)",
+    "314": "Area (m²)",
+    "315": "Net volume (l)",
+    "316": "Net volume (m³)",
+    "320": "Net weight (lb)",
+    "330": "Gross weight (kg)",
+}
 _PRICES = {"392": "Amount payable", "393": "Amount payable"}  # 393n: ISO 4217 code first
 _CURRENCIES = {"978": "EUR", "756": "CHF", "840": "USD", "826": "GBP", "752": "SEK"}
 

@@ -2,7 +2,9 @@
 
 One maintained reader for every format a screenshot shows (`FORMATS`): QR, Micro QR, rMQR,
 Aztec, Data Matrix, PDF417, Code 128/39/93, Codabar, EAN-8/13, UPC-A/E, ITF and DataBar
-(MaxiCode is left out: zxing-cpp reads it only in an image that holds nothing else). A page almost never has a code, so the search must cost little when there is none
+(MaxiCode is left out: zxing-cpp reads it only in an image that holds nothing else).
+
+A page almost never has a code, so the search must cost little when there is none
 (bench/codes_bench.py): it looks at the page at its own size only (screens draw codes with
 whole-pixel modules; the downscaled passes are for blurry photos), turned 90° for the bars of
 a rotated barcode, and inverted only on a dark page (a dark theme may draw light modules).
@@ -22,6 +24,7 @@ from desktop.core.ocr.code_payloads import Payload, parse_payload
 
 if TYPE_CHECKING:
     import numpy as np
+    import zxingcpp
 
 Box = tuple[int, int, int, int]
 Point = tuple[int, int]
@@ -34,8 +37,9 @@ FORMATS = ("QRCode", "Aztec", "DataMatrix", "PDF417", "Code128", "Code39",
 # zxing-cpp's format names -> the shorter ones the "KIND: text" lines have always used.
 _KIND_NAMES = {"QR Code": "QR", "QR Code Model 1": "QR", "QR Code Model 2": "QR",
                "Micro QR Code": "Micro QR", "rMQR Code": "rMQR"}  # fmt: skip
+# The labels of the "KIND: text" lines (the GUI's code links look for them).
 KINDS = ("QR", "Micro QR", "rMQR", "Aztec", "Data Matrix", "PDF417", "Code 128", "Code 39",
-         "Code 93", "Codabar", "EAN-13", "EAN-8", "UPC-A", "UPC-E", "ITF", "DataBar")  # fmt: skip  # the line starts the GUI's code links look for
+         "Code 93", "Codabar", "EAN-13", "EAN-8", "UPC-A", "UPC-E", "ITF", "DataBar")  # fmt: skip
 DARK_PAGE = 128  # a page whose median grey is below this is searched inverted too
 _LINK = re.compile(r"^(https?://|mailto:)\S+$", re.IGNORECASE)
 
@@ -78,7 +82,9 @@ def codes_block(codes: list[OcrCode], *, markdown: bool) -> str:
         if code.payload is None:
             continue
         bullet = "- " if markdown else "  "
-        lines += [f"{bullet}{name}: {_field(value, markdown)}" for name, value in code.payload.fields]
+        lines += [
+            f"{bullet}{name}: {_field(value, markdown)}" for name, value in code.payload.fields
+        ]
         if markdown:
             lines.append("")  # ends the list: the next code's line would continue its last item
     return "\n".join(lines).strip("\n")
@@ -126,7 +132,7 @@ def find_codes(gray: np.ndarray) -> list[OcrCode]:
     return sorted(codes, key=lambda code: (code.box[1], code.box[0], code.text))
 
 
-def _code(barcode: Any, width: int, height: int) -> OcrCode:
+def _code(barcode: zxingcpp.Barcode, width: int, height: int) -> OcrCode:
     import zxingcpp
 
     position = barcode.position
