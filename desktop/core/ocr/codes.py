@@ -32,8 +32,9 @@ Point = tuple[int, int]
 # zxing-cpp's format families DeskLens reads (each takes in its variants: Micro QR and rMQR
 # with QR, ISBN with EAN/UPC, ...). Not Telepen or DX film edge: nobody screenshots them and
 # their loose patterns would only add false codes on text.
-FORMATS = ("QRCode", "Aztec", "DataMatrix", "PDF417", "Code128", "Code39",
-           "Code93", "Codabar", "EANUPC", "ITF", "DataBar")  # fmt: skip
+# Codes of bars (PDF417 stacks rows of them): zxing-cpp's own inverted pass skips these.
+BARS = ("PDF417", "Code128", "Code39", "Code93", "Codabar", "EANUPC", "ITF", "DataBar")
+FORMATS = ("QRCode", "Aztec", "DataMatrix", *BARS)
 # zxing-cpp's format names -> the shorter ones the "KIND: text" lines have always used.
 _KIND_NAMES = {"QR Code": "QR", "QR Code Model 1": "QR", "QR Code Model 2": "QR",
                "Micro QR Code": "Micro QR", "rMQR Code": "rMQR"}  # fmt: skip
@@ -112,21 +113,12 @@ def find_codes(gray: np.ndarray) -> list[OcrCode]:
         return []
     formats = [getattr(zxingcpp.BarcodeFormat, name) for name in FORMATS]
     sample = gray[:: max(1, gray.shape[0] // 64), :: max(1, gray.shape[1] // 64)]
-    # zxing-cpp inverts only for its 2D readers: a dark page is also searched inverted whole
-    # (light bars on dark), which costs a second search on dark pages only.
-    pages = [gray, 255 - gray] if float(np.median(sample)) < DARK_PAGE else [gray]
-    found = [
-        barcode
-        for page in pages
-        for barcode in zxingcpp.read_barcodes(
-            page,
-            formats=formats,
-            try_rotate=True,
-            try_downscale=False,
-            try_invert=False,
-            text_mode=zxingcpp.TextMode.HRI,
-        )
-    ]
+    dark = float(np.median(sample)) < DARK_PAGE
+    options = {"try_rotate": True, "try_downscale": False, "text_mode": zxingcpp.TextMode.HRI}
+    found = zxingcpp.read_barcodes(gray, formats=formats, try_invert=dark, **options)
+    if dark:  # light bars on dark: zxing-cpp inverts for its matrix readers only
+        bars = [getattr(zxingcpp.BarcodeFormat, name) for name in BARS]
+        found += zxingcpp.read_barcodes(255 - gray, formats=bars, try_invert=False, **options)
     height, width = gray.shape[:2]
     codes = {_code(barcode, width, height) for barcode in found if barcode.valid}
     return sorted(codes, key=lambda code: (code.box[1], code.box[0], code.text))
