@@ -68,6 +68,7 @@ FORMATS: list[tuple[str, str, str, Callable[[], Image.Image]]] = [
     ("DataBar", "(01)98898765432106(3202)012345", "DataBar Expanded",
      lambda: zxing_image("DataBarExp", "(01)98898765432106(3202)012345")),
 ]  # fmt: skip
+MATRIX = {"QR", "Micro QR", "rMQR", "Aztec", "Data Matrix"}  # found turned and inverted alike
 VIEWS = {"upright": {}, "turned 90°": {"rotate": 90}, "dark theme": {"dark": True},
          "dark, turned 270°": {"dark": True, "rotate": 270}}  # fmt: skip
 
@@ -87,9 +88,17 @@ def kinds_and_texts(codes: list[OcrCode]) -> list[tuple[str, str]]:
     return [(code.kind, code.text) for code in codes]
 
 
-@pytest.mark.parametrize("view", VIEWS)
-@pytest.mark.parametrize(("kind", "text", "format_name", "draw"), FORMATS,
-                         ids=[f"{kind}-{fmt}" for kind, _, fmt, _ in FORMATS])  # fmt: skip
+# Light bars on a dark page are looked for upright only (codes.py: turning doubles that pass's
+# cost), so only the matrix codes are tried dark and turned.
+CASES = [
+    pytest.param(*case, view, id=f"{case[0]}-{case[2]}-{view}")
+    for case in FORMATS
+    for view in VIEWS
+    if view != "dark, turned 270°" or case[0] in MATRIX
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "format_name", "draw", "view"), CASES)
 def test_each_format_in_a_screenshot_is_read_exactly(kind, text, format_name, draw, view) -> None:
     page = screenshot(draw(), **VIEWS[view])
     codes = find_codes(gray(page))

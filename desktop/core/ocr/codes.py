@@ -7,7 +7,8 @@ Aztec, Data Matrix, PDF417, Code 128/39/93, Codabar, EAN-8/13, UPC-A/E, ITF and 
 A page almost never has a code, so the search must cost little when there is none
 (bench/codes_bench.py): it looks at the page at its own size only (screens draw codes with
 whole-pixel modules; the downscaled passes are for blurry photos), turned 90° for the bars of
-a rotated barcode, and inverted only on a dark page (a dark theme may draw light modules).
+a rotated barcode, and inverted only on a dark page (a dark theme may draw light modules;
+light bars on dark are looked for upright only).
 
 The rendering side (`OcrCode`, `codes_block`) needs only the standard library: the
 `desklens ocr` client prints without the reader. Structured payloads (Wi-Fi, contacts,
@@ -114,11 +115,16 @@ def find_codes(gray: np.ndarray) -> list[OcrCode]:
     formats = [getattr(zxingcpp.BarcodeFormat, name) for name in FORMATS]
     sample = gray[:: max(1, gray.shape[0] // 64), :: max(1, gray.shape[1] // 64)]
     dark = float(np.median(sample)) < DARK_PAGE
-    options = {"try_rotate": True, "try_downscale": False, "text_mode": zxingcpp.TextMode.HRI}
-    found = zxingcpp.read_barcodes(gray, formats=formats, try_invert=dark, **options)
-    if dark:  # light bars on dark: zxing-cpp inverts for its matrix readers only
+    options = {"try_downscale": False, "text_mode": zxingcpp.TextMode.HRI}
+    found = zxingcpp.read_barcodes(
+        gray, formats=formats, try_invert=dark, try_rotate=True, **options
+    )
+    if dark:  # light bars on dark: zxing-cpp inverts for its matrix readers only. Upright
+        # only: turning doubles the cost of this pass (bench/codes_bench.py) for a rare sight.
         bars = [getattr(zxingcpp.BarcodeFormat, name) for name in BARS]
-        found += zxingcpp.read_barcodes(255 - gray, formats=bars, try_invert=False, **options)
+        found += zxingcpp.read_barcodes(
+            255 - gray, formats=bars, try_invert=False, try_rotate=False, **options
+        )
     height, width = gray.shape[:2]
     codes = {_code(barcode, width, height) for barcode in found if barcode.valid}
     return sorted(codes, key=lambda code: (code.box[1], code.box[0], code.text))
