@@ -71,13 +71,13 @@ def zxing_image(format_name: str, text: str, module: int = 2, **options: object)
     return Image.fromarray(pixels).convert("RGB")
 
 
-def screenshot(code: Image.Image, *, dark: bool = False, rotate: int = 0,
+def screenshot(code: Image.Image, *, dark: bool = False, invert: bool = False, rotate: int = 0,
                size: tuple[int, int] = (960, 620)) -> Image.Image:  # fmt: skip
     """A screen-like page: a title, a paragraph, the code (turned `rotate` degrees), a footer.
-    `dark`: light text on a dark page, the code shown inverted (light modules on dark), as a
-    dark theme may draw it."""
+    `dark`: light text on a dark page (the code on its own light quiet zone, as apps draw
+    it); `invert`: the code's modules light on dark, as a dark theme may draw a QR code."""
     background, ink = ("#1e1f22", "#dcdde0") if dark else ("white", "black")
-    if dark:
+    if invert:
         code = ImageOps.invert(code)
     code = code.rotate(rotate, expand=True, fillcolor=background) if rotate else code
     size = (max(size[0], code.width + 80), max(size[1], code.height + 230))
