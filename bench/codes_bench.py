@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import random
 import statistics
 import subprocess
@@ -148,8 +149,9 @@ def _intro(rows: list[Timing], args: argparse.Namespace, command: str) -> str:
         "without the search, alternately in one process, and each search timed alone: "
         f"zxing-cpp (as shipped) against the OpenCV search it replaced (git {args.baseline[:7]}), "
         f"in the same rounds; the fastest of {args.repeat} OCR runs and of {3 * args.repeat} "
-        "searches counts. 2 cores shared with other work: the two OCR columns differ by noise "
-        "as much as by the search, hence the search timed alone."
+        "searches counts. 2 cores shared with other work (load average "
+        f"{os.getloadavg()[1]:.1f} over the last 5 minutes of the run): the two OCR columns "
+        "differ by noise as much as by the search, hence the search timed alone."
     )
 
 
@@ -165,10 +167,12 @@ def _totals(rows: list[Timing]) -> str:
     )
     if all(r.baseline is not None for r in rows):
         total_old = sum(r.baseline or 0.0 for r in rows)
+        ratios = [r.search / (r.baseline or 1.0) for r in rows]
         line += (
             f" The OpenCV search took {total_old:.3f} s on the same pages (zxing-cpp: "
-            f"**{total_search / total_old - 1:+.0%}**), and found "
-            f"{sum(r.baseline_false_codes for r in rows)} codes."
+            f"**{total_search / total_old - 1:+.0%}**; per page {min(ratios):.2f}x to "
+            f"{max(ratios):.2f}x its time), and found {sum(r.baseline_false_codes for r in rows)} "
+            "codes."
         )
     return line
 
