@@ -1,7 +1,9 @@
-"""Links in an extraction's codes block ("QR: https://...") made clickable in its bubble."""
+"""Links in an extraction's codes block ("QR: https://...", a contact's "  Website: https://...")
+made clickable in its bubble; a payload's fields show as the block writes them."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -11,26 +13,39 @@ from PySide6.QtWidgets import QBoxLayout, QLabel
 
 from desktop.gui.widgets import text_label
 
-# A line of the codes block that desktop/core/ocr/codes.py writes, when its text is a link.
 NO_BROWSER = (
     "No web browser could be opened for {url}. The link is copied: paste it into a browser."
 )
 _open_url = QDesktopServices.openUrl  # replaced in tests: no browser is started there
 
-_CODE_LINK = re.compile(r"^(QR|EAN-13|EAN-8|UPC-A|UPC-E|Code 128): ((?:https?://|mailto:)\S+)$")
+_URL = r"(?:https?://|mailto:)\S+"
+_FIELD_LINE = re.compile(r"^  ([^:]+): (.*)$")  # a payload's field under its code's line
+
+
+@functools.cache
+def _code_line() -> re.Pattern[str]:
+    """A line of the codes block that desktop/core/ocr/codes.py writes. Imported on first
+    use: importing the GUI must not load the OCR package (tests/gui/test_gui_parts.py)."""
+    from desktop.core.ocr.codes import KINDS
+
+    return re.compile(rf"^({'|'.join(re.escape(kind) for kind in KINDS)}): (.*)$")
 
 
 def code_links_html(text: str) -> str | None:
     """`text` as rich text with its code links as anchors; None when it has none."""
-    lines, linked = [], False
+    lines, linked, in_code = [], False, False
+    code_line = _code_line()
     for line in text.split("\n"):
-        match = _CODE_LINK.match(line)
-        if match is None:
+        match = code_line.match(line) or (_FIELD_LINE.match(line) if in_code else None)
+        # A code's fields follow its line, maybe after more lines of its raw text (a vCard);
+        # the codes block has no blank line, the OCR text before it ends with one.
+        in_code = (in_code and line != "") or match is not None
+        if match is None or not re.fullmatch(_URL, match.group(2)):
             lines.append(html.escape(line))
             continue
         linked = True
-        kind, url = match.groups()
-        lines.append(f'{html.escape(kind)}: <a href="{html.escape(url)}">{html.escape(url)}</a>')
+        prefix, url = line[: match.start(2)], match.group(2)
+        lines.append(f'{html.escape(prefix)}<a href="{html.escape(url)}">{html.escape(url)}</a>')
     if not linked:
         return None
     return '<div style="white-space: pre-wrap">' + "<br>".join(lines) + "</div>"

@@ -1,9 +1,10 @@
-"""A QR code's link in the app's extraction bubble is an anchor that opens in the browser;
+"""A code's link (any kind, or a link field of its payload) in the app's extraction bubble is an
+anchor that opens in the browser; a payload's fields show under its code;
 other lines stay plain text."""
 
 from __future__ import annotations
 
-from code_images import URL, page_with_codes, page_without_codes
+from code_images import URL, WIFI, page_with_codes, page_with_payloads, page_without_codes
 from gui_support import SIGNAL_TIMEOUT_MS
 from PySide6.QtCore import Qt
 
@@ -54,3 +55,26 @@ def test_only_code_lines_become_links_and_text_is_escaped() -> None:
     assert "&lt;b&gt;us&lt;/b&gt; at https://example.org<br>" in rich  # a text line: no anchor
     assert rich.count("<a href=") == 1
     assert code_links_html("QR: not a link\nEAN-13: 4006381333931") is None
+
+
+def test_every_kind_links_and_a_payloads_link_fields_too() -> None:
+    text = (
+        "Contact us\n  Website: https://not-a-code.example\n\n"
+        "Data Matrix: https://example.org/dm\n"
+        "QR: BEGIN:VCARD\nURL:https://example.ch\nEND:VCARD\n  Name: Anna\n"
+        "  Website: https://example.ch\nAztec: M1MUSTER/ANNA"
+    )
+    rich = code_links_html(text)
+    assert rich is not None
+    assert 'Data Matrix: <a href="https://example.org/dm">' in rich
+    assert '  Website: <a href="https://example.ch">https://example.ch</a>' in rich
+    assert "URL:https://example.ch<br>" in rich  # the raw vCard line stays text
+    assert "Website: https://not-a-code.example<br>" in rich  # OCR text, not under a code
+    assert rich.count("<a href=") == 2
+
+
+def test_a_wifi_payload_shows_under_its_code_in_the_bubble(qtbot, launch) -> None:
+    window = launch()
+    message = extract_in_app(qtbot, window, page_with_payloads(), "parcel.png")
+    assert f"QR: {WIFI}\n  Network: Cafe Guest;5G\n  Password: pa;ss:w0rd\\x" in message.text()
+    assert "Data Matrix: (01)04012345678901" in message.label.text()

@@ -1,40 +1,50 @@
-"""QR codes and barcodes in a page, decoded with OpenCV's detectors, as part of every OCR result.
+"""QR codes and barcodes in a page, read with zxing-cpp, as part of every OCR result.
+
+One maintained reader for every format a screenshot shows (`FORMATS`): QR, Micro QR, rMQR,
+Aztec, Data Matrix, PDF417, Code 128/39/93, Codabar, EAN-8/13, UPC-A/E, ITF and DataBar
+(MaxiCode is left out: zxing-cpp reads it only in an image that holds nothing else).
 
 A page almost never has a code, so the search must cost little when there is none
-(bench/codes_bench.py): OpenCV's QR detector runs only where three QR finder patterns
-(squares nested three deep) are seen, and only what the detectors find is decoded. Both look
-at the full page: at half size they miss a screen's QR codes (modules of 2-4 px) and EAN-13s.
-OpenCV decodes EAN/UPC; Code 128 is read by `code128.py`. The rendering side (`OcrCode`,
-`codes_block`) needs only the standard library: the `desklens ocr` client prints without
-OpenCV.
+(bench/codes_bench.py): it looks at the page at its own size only (screens draw codes with
+whole-pixel modules; the downscaled passes are for blurry photos), turned 90° for the bars of
+a rotated barcode, and, on a dark page only, inverted for the matrix codes (a dark theme may
+draw a QR code's modules light; zxing-cpp inverts for its matrix readers). Light bars on a
+dark page are not read: apps draw barcodes dark on a light label, and a second, inverted
+pass for them made the search on dark pages a quarter dearer than the OpenCV search it
+replaced.
+
+The rendering side (`OcrCode`, `codes_block`) needs only the standard library: the
+`desklens ocr` client prints without the reader. Structured payloads (Wi-Fi, contacts,
+payments, GS1) are spelled out beside the raw text (`code_payloads.py`).
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from desktop.core.ocr.code128 import read_code128
+from desktop.core.ocr.code_payloads import Payload, parse_payload
 
 if TYPE_CHECKING:
     import numpy as np
+    import zxingcpp
 
 Box = tuple[int, int, int, int]
+Point = tuple[int, int]
 
-# OpenCV's barcode type names -> what the output calls them.
-_KIND_NAMES = {
-    "EAN_13": "EAN-13",
-    "EAN_8": "EAN-8",
-    "UPC_A": "UPC-A",
-    "UPC_E": "UPC-E",
-}
-# OpenCV's barcode detector sizes its search windows by the page's size and misses the bars
-# of a small page (a captured region): such a page is searched padded to this size, which
-# leaves the pixels and their coordinates as they are.
-MIN_SEARCH_SIZE = (1200, 760)
-FINDER_PATTERNS = 3  # a QR code's corners
+# zxing-cpp's format families DeskLens reads (each takes in its variants: Micro QR and rMQR
+# with QR, ISBN with EAN/UPC, ...). Not Telepen or DX film edge: nobody screenshots them and
+# their loose patterns would only add false codes on text.
+FORMATS = ("QRCode", "Aztec", "DataMatrix", "PDF417", "Code128", "Code39", "Code93", "Codabar",
+           "EANUPC", "ITF", "DataBar")  # fmt: skip
+# zxing-cpp's format names -> the shorter ones the "KIND: text" lines have always used.
+_KIND_NAMES = {"QR Code": "QR", "QR Code Model 1": "QR", "QR Code Model 2": "QR",
+               "Micro QR Code": "Micro QR", "rMQR Code": "rMQR"}  # fmt: skip
+# The labels of the "KIND: text" lines (the GUI's code links look for them).
+KINDS = ("QR", "Micro QR", "rMQR", "Aztec", "Data Matrix", "PDF417", "Code 128", "Code 39",
+         "Code 93", "Codabar", "EAN-13", "EAN-8", "UPC-A", "UPC-E", "ITF", "DataBar")  # fmt: skip
+DARK_PAGE = 128  # a page whose median grey is below this is searched inverted too
 _LINK = re.compile(r"^(https?://|mailto:)\S+$", re.IGNORECASE)
 
 
@@ -42,25 +52,53 @@ _LINK = re.compile(r"^(https?://|mailto:)\S+$", re.IGNORECASE)
 class OcrCode:
     """One decoded QR code or barcode."""
 
-    kind: str  # "QR", "EAN-13", "Code 128", ...
-    text: str
+    kind: str  # "QR", "EAN-13", "Code 128", "Data Matrix", ...: the line's label
+    text: str  # the content as decoded; GS1 data in its "(01)..." form
     box: Box  # left, top, right, bottom in image pixels
+    format: str = ""  # zxing-cpp's name of the symbology: "QR Code", "DataBar Expanded", ...
+    # The corners in the code's own orientation (top-left, top-right, bottom-right,
+    # bottom-left): a code read turned shows which way it is turned.
+    position: tuple[Point, ...] = ()
+    payload: Payload | None = None  # a structured payload spelled out, None for plain text
 
     @property
     def is_link(self) -> bool:
         return bool(_LINK.match(self.text))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "box": list(self.box)}
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "box": list(self.box),
+            "format": self.format or self.kind,
+            "position": [list(point) for point in self.position],
+            "payload": self.payload.to_dict() if self.payload else None,
+        }
 
 
 def codes_block(codes: list[OcrCode], *, markdown: bool) -> str:
-    """One "KIND: text" line per code (links as Markdown autolinks), "" when there are none."""
+    """One "KIND: text" line per code (links as Markdown autolinks), a structured payload's
+    fields under it ("  Network: Home"; a list in Markdown); "" when there are none."""
     lines = []
     for code in codes:
         text = f"<{code.text}>" if markdown and code.is_link else code.text
         lines.append(f"{code.kind}: {text}")
-    return "\n".join(lines)
+        if code.payload is None:
+            continue
+        bullet = "- " if markdown else "  "
+        lines += [
+            f"{bullet}{name}: {_field(value, markdown)}" for name, value in code.payload.fields
+        ]
+        if markdown:
+            lines.append("")  # ends the list: the next code's line would continue its last item
+    return "\n".join(lines).strip("\n")
+
+
+def _field(value: str, markdown: bool) -> str:
+    """A field's value on its line (a vCard note or address may hold line breaks)."""
+    if markdown and _LINK.match(value):
+        return f"<{value}>"
+    return value.replace("\n", " / ")
 
 
 def with_codes(text: str, codes: list[OcrCode], *, markdown: bool) -> str:
@@ -69,135 +107,54 @@ def with_codes(text: str, codes: list[OcrCode], *, markdown: bool) -> str:
     return "\n\n".join(part for part in (text, block) if part)
 
 
-class CodeReader:
-    """Finds and decodes the codes of a grey page. The detectors are built on first use and
-    kept (building them costs more than a search); calls are serialised."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._qr: Any = None
-        self._barcode: Any = None
-
-    def read(self, gray: np.ndarray) -> list[OcrCode]:
-        import cv2
-
-        with self._lock:
-            if self._qr is None:
-                self._qr, self._barcode = cv2.QRCodeDetector(), cv2.barcode.BarcodeDetector()
-            page = _padded(gray)
-            qr = self._qr_codes(page) if finder_patterns(gray) >= FINDER_PATTERNS else []
-            codes = qr + self._barcodes(page)
-        height, width = gray.shape[:2]
-        inside = [replace(code, box=_clipped(code.box, width, height)) for code in codes]
-        return sorted(inside, key=lambda code: (code.box[1], code.box[0]))
-
-    def _qr_codes(self, gray: np.ndarray) -> list[OcrCode]:
-        found, points = self._qr.detectMulti(gray)
-        if not found:
-            return []
-        decoded, texts, _ = self._qr.decodeMulti(gray, points)
-        if not decoded:
-            return []
-        return [
-            OcrCode("QR", text, _box(quad))
-            for text, quad in zip(texts, points, strict=True)
-            if text
-        ]
-
-    def _barcodes(self, gray: np.ndarray) -> list[OcrCode]:
-        import numpy as np
-
-        found, points = self._barcode.detect(gray)
-        if not found:
-            return []
-        codes = []
-        for box in merge_side_by_side([_box(quad) for quad in points]):
-            code128 = read_code128(gray, box)  # first: OpenCV may misread one as a UPC-A
-            if code128 is not None:
-                codes.append(OcrCode("Code 128", code128, box))
-                continue
-            left, top, right, bottom = box
-            quad = np.array([[[left, bottom], [left, top], [right, top], [right, bottom]]])
-            _, texts, kinds = self._barcode.decodeWithType(gray, quad.astype("float32"))
-            if texts and texts[0]:
-                codes.append(OcrCode(_KIND_NAMES.get(kinds[0], kinds[0]), texts[0], box))
-        return codes
-
-
-def finder_patterns(gray: np.ndarray) -> int:
-    """How many QR finder patterns the page may have: dark squares holding a light ring
-    holding a dark square (contours nested three deep, the inner about 3/7 of the outer).
-    Text almost never nests so; a checkbox with a mark may, which costs only time."""
-    import cv2
-    import numpy as np
-
-    _, dark = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-    contours, hierarchy = cv2.findContours(dark, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
-    if hierarchy is None:
-        return 0
-    child = hierarchy[0][:, 2]
-    outer = np.flatnonzero(child >= 0)
-    outer = outer[child[child[outer]] >= 0]  # a child that has a child
-    found = 0
-    for index in outer:
-        _, _, width, height = cv2.boundingRect(contours[index])
-        _, _, inner, _ = cv2.boundingRect(contours[child[child[index]]])
-        if width >= 7 and 0.75 < width / height < 1.33 and 0.2 < inner / width < 0.65:
-            found += 1
-    return found
-
-
-def _padded(gray: np.ndarray) -> np.ndarray:
-    import cv2
-
-    height, width = gray.shape[:2]
-    right, bottom = max(0, MIN_SEARCH_SIZE[0] - width), max(0, MIN_SEARCH_SIZE[1] - height)
-    if not (right or bottom):
-        return gray
-    background = int(gray[-1, -1])  # a corner: the page's background, most likely
-    return cv2.copyMakeBorder(gray, 0, bottom, 0, right, cv2.BORDER_CONSTANT, value=background)
-
-
-def _clipped(box: Box, width: int, height: int) -> Box:
-    left, top, right, bottom = box
-    return max(0, left), max(0, top), min(width, right), min(height, bottom)
-
-
-def _box(quad: np.ndarray) -> Box:
-    xs, ys = quad[:, 0], quad[:, 1]
-    return (
-        round(float(xs.min())),
-        round(float(ys.min())),
-        round(float(xs.max())),
-        round(float(ys.max())),
-    )
-
-
-def merge_side_by_side(boxes: list[Box]) -> list[Box]:
-    """Boxes on one band that touch or overlap, joined: the detector may box an EAN-13's
-    halves (either side of its centre guard) apart, and neither half decodes alone."""
-    merged: list[Box] = []
-    for box in sorted(boxes):
-        last = merged[-1] if merged else None
-        if last is not None and _same_band(last, box) and box[0] <= last[2] + _height(box) // 2:
-            merged[-1] = (last[0], min(last[1], box[1]), max(last[2], box[2]), max(last[3], box[3]))
-        else:
-            merged.append(box)
-    return merged
-
-
-def _height(box: Box) -> int:
-    return box[3] - box[1]
-
-
-def _same_band(a: Box, b: Box) -> bool:
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap > min(_height(a), _height(b)) // 2
-
-
-_shared = CodeReader()
-
-
 def find_codes(gray: np.ndarray) -> list[OcrCode]:
     """The QR codes and barcodes of a grey page (uint8, H x W), top to bottom."""
-    return _shared.read(gray)
+    import numpy as np
+    import zxingcpp
+
+    if gray.size == 0:
+        return []
+    formats = [getattr(zxingcpp.BarcodeFormat, name) for name in FORMATS]
+    sample = gray[:: max(1, gray.shape[0] // 64), :: max(1, gray.shape[1] // 64)]
+    dark = float(np.median(sample)) < DARK_PAGE
+    found = zxingcpp.read_barcodes(
+        gray,
+        formats=formats,
+        try_rotate=True,
+        try_downscale=False,
+        try_invert=dark,
+        text_mode=zxingcpp.TextMode.HRI,
+    )
+    height, width = gray.shape[:2]
+    codes = {_code(barcode, width, height) for barcode in found if barcode.valid}
+    return sorted(codes, key=lambda code: (code.box[1], code.box[0], code.text))
+
+
+def _code(barcode: zxingcpp.Barcode, width: int, height: int) -> OcrCode:
+    import zxingcpp
+
+    position = barcode.position
+    corners = tuple(
+        (min(max(point.x, 0), width), min(max(point.y, 0), height))
+        for point in (position.top_left, position.top_right, position.bottom_right,
+                      position.bottom_left)
+    )  # fmt: skip
+    xs, ys = [x for x, _ in corners], [y for _, y in corners]
+    format_name = str(barcode.format)
+    kind, text = _kind_and_text(format_name, barcode.text, barcode.extra or {})
+    gs1 = barcode.content_type == zxingcpp.ContentType.GS1
+    payload = parse_payload(barcode.bytes.decode("latin-1") if gs1 else text, gs1=gs1)
+    box = (min(xs), min(ys), max(xs), max(ys))
+    return OcrCode(kind, text, box, format_name, corners, payload)
+
+
+def _kind_and_text(format_name: str, text: str, extra: dict[str, Any]) -> tuple[str, str]:
+    """zxing-cpp writes every EAN/UPC as its 13 digits: a UPC-A is the EAN-13 with a leading
+    0 and is printed with 12 digits; a UPC-E as its 8 (its `extra`)."""
+    if format_name in ("EAN-13", "UPC-A") and len(text) == 13 and text.startswith("0"):
+        return "UPC-A", text[1:]
+    if format_name == "UPC-E":
+        return "UPC-E", str(extra.get("UPCE", text))
+    if format_name.startswith("DataBar"):
+        return "DataBar", text
+    return _KIND_NAMES.get(format_name, format_name), text
