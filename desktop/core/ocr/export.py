@@ -9,7 +9,7 @@ disk raises `WriteError` naming the file and leaves no truncated output that loo
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,9 @@ from desktop.core.ocr.models import OcrDocument
 
 @dataclass(frozen=True)
 class OutputFormat:
+    """One output format: adding a format is adding one of these to FORMATS (the CLI's
+    --format, the batch, the API and the app's Save as read the table)."""
+
     name: str  # as the CLI and the API spell it
     extension: str
     label: str  # a file dialog's filter
@@ -26,51 +29,73 @@ class OutputFormat:
     binary: bool = False  # bytes for a file, never printed on a terminal
     tables_only: bool = False  # only the tables (a page without one gives nothing)
     from_source: bool = False  # made from the input file as it is read, not from the text
+    text: Callable[[OcrDocument], str] | None = None  # a text format's rendering
+    data: Callable[[Sequence[OcrDocument]], bytes] | None = None  # a file made from documents
+    # --combined FILE: every document in one file of this format (None: not offered)
+    combined: Callable[[Sequence[OcrDocument]], str | bytes] | None = None
+
+
+def _csv(document: OcrDocument) -> str:
+    from desktop.core.ocr.spreadsheet import csv_text
+
+    return csv_text(document.tables)
+
+
+def _xlsx(documents: Sequence[OcrDocument]) -> bytes:
+    from desktop.core.ocr.spreadsheet import workbook_bytes  # openpyxl: only when asked
+
+    return workbook_bytes(documents)
+
+
+def _combined_text(documents: Sequence[OcrDocument]) -> str:
+    return "\n\n".join(f"===== {d.source_name} =====\n{d.text()}" for d in documents)
+
+
+def _combined_markdown(documents: Sequence[OcrDocument]) -> str:
+    return "\n\n".join(f"# {d.source_name}\n\n{d.markdown()}" for d in documents)
+
+
+def _combined_json(documents: Sequence[OcrDocument]) -> str:
+    return json.dumps([d.to_dict() for d in documents], ensure_ascii=False, indent=2)
 
 
 _XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 FORMATS: dict[str, OutputFormat] = {
     f.name: f
     for f in (
-        OutputFormat("text", ".txt", "Plain text (*.txt)", "text/plain"),
-        OutputFormat("md", ".md", "Markdown (*.md)", "text/markdown"),
-        OutputFormat("json", ".json", "JSON (*.json)", "application/json"),
-        OutputFormat("csv", ".csv", "CSV, tables only (*.csv)", "text/csv", tables_only=True),
-        OutputFormat(
-            "xlsx", ".xlsx", "Excel workbook, a sheet per table (*.xlsx)", _XLSX_TYPE, True
-        ),
-        OutputFormat(
-            "pdf", ".pdf", "Searchable PDF (*.pdf)", "application/pdf", True, from_source=True
-        ),
+        OutputFormat("text", ".txt", "Plain text (*.txt)", "text/plain",
+                     text=OcrDocument.text, combined=_combined_text),
+        OutputFormat("md", ".md", "Markdown (*.md)", "text/markdown",
+                     text=OcrDocument.markdown, combined=_combined_markdown),
+        OutputFormat("json", ".json", "JSON (*.json)", "application/json",
+                     text=OcrDocument.to_json, combined=_combined_json),
+        OutputFormat("csv", ".csv", "CSV, tables only (*.csv)", "text/csv", tables_only=True,
+                     text=_csv),
+        OutputFormat("xlsx", ".xlsx", "Excel workbook, a sheet per table (*.xlsx)", _XLSX_TYPE,
+                     binary=True, data=_xlsx, combined=_xlsx),
+        OutputFormat("pdf", ".pdf", "Searchable PDF (*.pdf)", "application/pdf", binary=True,
+                     from_source=True),  # searchable_pdf.py, as the input is read
     )
-}
+}  # fmt: skip
 FORMATS_BY_EXTENSION = {f.extension: f for f in FORMATS.values()}
-COMBINED_FORMATS = ("text", "md", "json", "xlsx")  # what --combined FILE can be
+COMBINED_FORMATS = tuple(name for name, f in FORMATS.items() if f.combined is not None)
 
 
 def render(document: OcrDocument, fmt: str) -> str:
     """A text format's rendering; ValueError (a sentence) for an unknown or binary format."""
-    if fmt == "text":
-        return document.text()
-    if fmt == "md":
-        return document.markdown()
-    if fmt == "json":
-        return document.to_json()
-    if fmt == "csv":
-        from desktop.core.ocr.spreadsheet import csv_text
-
-        return csv_text(document.tables)
-    if fmt in FORMATS:
+    found = FORMATS.get(fmt)
+    if found is None:
+        raise ValueError(f"Unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}.")
+    if found.text is None:
         raise ValueError(f"--format {fmt} is written to a file: give --out DIR.")
-    raise ValueError(f"Unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}.")
+    return found.text(document)
 
 
 def render_bytes(documents: Sequence[OcrDocument], fmt: str) -> bytes:
     """The file content of a format made from the text (all but pdf), UTF-8 for text."""
-    if fmt == "xlsx":
-        from desktop.core.ocr.spreadsheet import workbook_bytes  # openpyxl: only when asked
-
-        return workbook_bytes(documents)
+    make = FORMATS[fmt].data
+    if make is not None:
+        return make(documents)
     return (render(documents[0], fmt) + "\n").encode("utf-8")
 
 
@@ -85,8 +110,8 @@ def write_document(document: OcrDocument, folder: Path, stem: str, fmt: str) -> 
     those alone; xlsx: the workbook alone). Raises WriteError for the first file that cannot
     be written. A searchable PDF is written while its input is read (batch.py)."""
     written = []
-    if fmt == "xlsx":
-        main = folder / f"{stem}.xlsx"
+    if FORMATS[fmt].data is not None:
+        main = folder / f"{stem}{FORMATS[fmt].extension}"
         atomic.write_bytes(main, render_bytes([document], fmt), mkdir=True)
         return [main]
     if not FORMATS[fmt].tables_only:
@@ -111,17 +136,14 @@ def combined_problem(path: Path) -> str | None:
 
 def write_combined(documents: Sequence[OcrDocument], path: Path) -> Path:
     """All documents in one file; the format follows the extension (.txt, .md, .json, .xlsx)."""
-    fmt = format_for_path(path)
-    if fmt == "xlsx":
-        atomic.write_bytes(path, render_bytes(documents, fmt), mkdir=True)
-        return path
-    if fmt == "json":
-        content = json.dumps([d.to_dict() for d in documents], ensure_ascii=False, indent=2)
-    elif fmt == "md":
-        content = "\n\n".join(f"# {d.source_name}\n\n{d.markdown()}" for d in documents)
+    combine = FORMATS[format_for_path(path)].combined
+    if combine is None:
+        raise ValueError(f"{combined_problem(path)}.")
+    content = combine(documents)
+    if isinstance(content, bytes):
+        atomic.write_bytes(path, content, mkdir=True)
     else:
-        content = "\n\n".join(f"===== {d.source_name} =====\n{d.text()}" for d in documents)
-    _write(path, content)
+        _write(path, content)
     return path
 
 
