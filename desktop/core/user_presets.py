@@ -211,7 +211,7 @@ class PresetDraft:
         item = {"name": self.name, "prompt": self.prompt, "json_schema": schema}
         item["max_new_tokens"] = self.max_new_tokens or None
         preset = parse_preset(item, where)
-        problem = schema_problem(schema) if schema else None
+        problem = schema_problem(schema) if isinstance(schema, dict) else None
         if problem:
             raise PresetError(f"{where}: the JSON schema {problem}.")
         return preset

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -330,7 +331,9 @@ class OcrMessage(MessageWidget):
             "Save as…", "Save the text (.txt, .md, .json), the tables (.xlsx, .csv) or a PDF"
         )
         save.clicked.connect(lambda: actions.save_text.emit(self))
-        refine = flat_button("Refine with AI", "Ask the model to rewrite this image as Markdown")
+        refine: QAbstractButton = flat_button(
+            "Refine with AI", "Ask the model to rewrite this image as Markdown"
+        )
         if self.unreadable:
             refine = push_button("Read with AI", "primary", "Let the model read this image")
         refine.clicked.connect(lambda: actions.refine.emit(self.image))

@@ -161,6 +161,8 @@ class OcrWorker(QObject):
 class OcrController(WorkerController):
     """GUI-side handle of the OCR thread."""
 
+    worker: OcrWorker
+
     jobs_changed = Signal()  # a job was queued or finished: `busy` may have changed
     _run_requested = Signal(object)
     _warm_up_requested = Signal()

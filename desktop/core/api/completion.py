@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.api.errors import ApiError
 from desktop.core.api.messages import ChatCall, HistoryTurn
-from desktop.core.chat import Answer, Turn
+from desktop.core.chat import Answer, ImageLike, Turn
 from desktop.core.conversation import AskRequest, ConversationService
 
 if TYPE_CHECKING:
@@ -129,7 +129,8 @@ class ChatRunner:
             ids = engine.codec.encode(turn.answer)
         else:
             self._answer_ids.move_to_end(turn.answer)
-        return Turn(turn.question, turn.images, turn.answer, list(ids))
+        images: list[ImageLike] = list(turn.images)
+        return Turn(turn.question, images, turn.answer, list(ids))
 
     def _remember(self, text: str, ids: list[int]) -> None:
         self._answer_ids[text] = list(ids)

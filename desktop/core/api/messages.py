@@ -128,7 +128,7 @@ def json_schema(response_format: object) -> dict | None:
         return None
     if kind == "json_object":
         return {"type": "object"}
-    if kind == "json_schema":
+    if kind == "json_schema" and isinstance(response_format, dict):
         spec = response_format.get("json_schema")
         schema = spec.get("schema") if isinstance(spec, dict) else None
         if isinstance(schema, dict):
@@ -263,7 +263,7 @@ def _stop_sequences(stop: object) -> tuple[str, ...]:
         raise invalid(f"'stop' must be a string or up to {MAX_STOP_SEQUENCES} strings.", "stop")
     if not all(isinstance(s, str) and s for s in stops):
         raise invalid("'stop' sequences must be non-empty strings.", "stop")
-    return tuple(stops)  # type: ignore[arg-type]
+    return tuple(stops)
 
 
 def _flag(body: dict, name: str) -> bool:

@@ -104,7 +104,9 @@ def parse_ocr(content_type: str, body: bytes, query_format: str | None) -> OcrCa
             415, "Send the image as image/* bytes or as JSON with an 'image' field.", "bad_type"
         )
     data = parse_body(body, len(body))  # bounded depth, text only (a 400 otherwise)
-    image = data.get("image") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        raise invalid("'image' must be a data: URL or base64 image.", "image")
+    image = data.get("image")
     if not isinstance(image, str) or not image:
         raise invalid("'image' must be a data: URL or base64 image.", "image")
     fmt = _format(data.get("format", query_format))
@@ -123,19 +125,19 @@ def read(engine: OcrEngine, call: OcrCall) -> OcrAnswer:
     if call.format == "pdf":  # the page image goes into the PDF: it stays held until then
         image = call.image
         result = engine.extract(image)
-        counts = {
-            "lines": len(result.lines),
-            "seconds": result.seconds,
-            "tables": len(result.tables),
-        }
-        return OcrAnswer(call.format, "", data=_searchable(image, result), **counts)
+        data = _searchable(image, result)
+        return OcrAnswer(call.format, "", *_counts(result), data=data)
     result = engine.extract(call.take_image())
     document = OcrDocument(source_name=name, pages=[result])
-    counts = {"lines": len(result.lines), "seconds": result.seconds, "tables": len(result.tables)}
     if FORMATS[call.format].binary:
         data = render_bytes([document], call.format)
-        return OcrAnswer(call.format, "", data=data, **counts)
-    return OcrAnswer(call.format, render(document, call.format), **counts)
+        return OcrAnswer(call.format, "", *_counts(result), data=data)
+    return OcrAnswer(call.format, render(document, call.format), *_counts(result))
+
+
+def _counts(result: OcrResult) -> tuple[int, float, int]:
+    """OcrAnswer's lines, seconds and tables."""
+    return len(result.lines), result.seconds, len(result.tables)
 
 
 def _searchable(image: LoadedImage, result: OcrResult) -> bytes:

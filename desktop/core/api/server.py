@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import socket
+import sys
 import threading
 from dataclasses import dataclass, field
 
@@ -72,7 +72,7 @@ class ApiServer:
         self._started = threading.Event()
         self._app = Guard(build_app(self.routes), policy)
         self._sockets: list[socket.socket] = []
-        self._server = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -169,7 +169,7 @@ def bind_loopback(port: int) -> list[socket.socket]:
 def _listen(family: socket.AddressFamily, host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        if os.name == "nt":  # no other process may take over the port while we hold it
+        if sys.platform == "win32":  # no other process may take over the port while we hold it
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
         else:  # restartable at once after a stop (TIME_WAIT)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -22,7 +22,7 @@ _NETWORK_REASONS = (
 DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def _chain(exc: BaseException | None) -> Iterator[BaseException]:
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.core import atomic, paths
-from desktop.core.bounded_json import read_json
+from desktop.core.bounded_json import read_json_object
 from desktop.core.manifest import MANIFEST_NAME, build_manifest, write_manifest
 from desktop.core.model_setup import checks
 from desktop.core.model_setup.errors import SetupError
@@ -45,7 +45,7 @@ def default_models_dir() -> Path:
 def set_max_pixels(folder: Path, max_pixels: int) -> None:
     """Writes the default image pixel budget into the preprocessor config."""
     path = folder / "preprocessor_config.json"
-    config = read_json(path)
+    config = read_json_object(path)
     config.setdefault("size", {})["longest_edge"] = max_pixels
     if "max_pixels" in config:
         config["max_pixels"] = max_pixels
