@@ -113,6 +113,13 @@ def _starts_item_rows(rows: list[Row], start: int, end: int) -> bool:
     )
 
 
+def _address_lines(rows: list[Row], end: int) -> bool:
+    """rows[end] is the second of two one-cell rows in a row: a block of text lines (the
+    ship-to address under an invoice's header fields) that a table does not run through; a
+    table's lone cells (a wrapped description, an empty row's one value) come one at a time."""
+    return end >= 1 and len(rows[end].items) == 1 and len(rows[end - 1].items) == 1
+
+
 def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
     """End (exclusive) of the table starting at rows[start], or start when there is none.
 
@@ -127,6 +134,7 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
         and rows[end].table is None
         and rows[end].top - rows[end - 1].bottom < 2.5 * text_height
         and not _starts_item_rows(rows, start, end)
+        and not _address_lines(rows, end)
         and column_gaps(rows[start : end + 1], text_height)
     ):
         end += 1

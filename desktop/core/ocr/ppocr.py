@@ -29,6 +29,7 @@ from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_line, text_quads
+from desktop.core.ocr.wide_gaps import part_quad, split_read
 
 REC_HEIGHT = 48  # the recognition model's input height
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
@@ -41,6 +42,8 @@ REC_WIDTH_STEP = 128
 REC_BATCH = 1
 MIN_CONFIDENCE = 0.5  # rapidocr's default text_score: below it, reads are mostly noise
 DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
+# A line's text, confidence, and the crop column of each character (None when not kept).
+Read = tuple[str, float, np.ndarray | None]
 
 
 @dataclass(frozen=True)
@@ -105,14 +108,13 @@ class PpOcr:
         crops = [crop_line(bgr, quad) for quad in quads]
         if self._cls is not None:
             crops = self._upright(crops)
-        reads = self.recognize_lines(crops)
+        reads = self._read_lines(crops)
         kept: list[TextFragment] = []
-        for quad, (text, score) in zip(quads, reads, strict=True):
-            fragment = TextFragment(text, tuple(map(tuple, quad.tolist())), score)
+        for quad, crop, (text, score, columns) in zip(quads, crops, reads, strict=True):
             if score >= MIN_CONFIDENCE and text.strip():
-                kept.append(fragment)
+                kept += _split_fragments(quad, crop, text, score, columns)
             elif unsure is not None:
-                unsure.append(fragment)
+                unsure.append(TextFragment(text, tuple(map(tuple, quad.tolist())), score))
         return kept
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
@@ -161,19 +163,27 @@ class PpOcr:
     def recognize_lines(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """`recognize`, with crops wider than the recognizer's cap read in pieces and joined
         (the piece reads' mean confidence, weighted by their lengths)."""
+        return [(text, score) for text, score, _ in self._read_lines(crops)]
+
+    def _read_lines(self, crops: Sequence[np.ndarray]) -> list[Read]:
+        """`recognize_lines`, with the crop column of each character of a read that has a
+        space in it and was read in one piece (None otherwise)."""
         pieces, owners = [], []
         for owner, crop in enumerate(crops):
             for piece in split_wide_crop(crop, REC_HEIGHT):
                 pieces.append(piece)
                 owners.append(owner)
-        joined: list[list[tuple[str, float]]] = [[] for _ in crops]
-        for owner, read in zip(owners, self.recognize(pieces), strict=True):
+        joined: list[list[Read]] = [[] for _ in crops]
+        for owner, read in zip(owners, self._recognize(pieces), strict=True):
             joined[owner].append(read)
         return [_join_reads(reads) for reads in joined]
 
     def recognize(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """(text, confidence) for each BGR line crop, in the order given."""
-        results: list[tuple[str, float]] = [("", 0.0)] * len(crops)
+        return [(text, score) for text, score, _ in self._recognize(crops)]
+
+    def _recognize(self, crops: Sequence[np.ndarray]) -> list[Read]:
+        results: list[Read] = [("", 0.0, None)] * len(crops)
         pending = recognizer_inputs(crops)
         take = threading.Lock()
 
@@ -188,7 +198,11 @@ class PpOcr:
                 indices, tensor = batch
                 request.infer([tensor])  # releases the GIL
                 for index, scores in zip(indices, request.get_output_tensor().data, strict=True):
-                    results[index] = ctc_greedy_decode(scores, self._alphabet, logits=self._logits)
+                    text, score, steps = ctc_decode(scores, self._alphabet, logits=self._logits)
+                    columns = None
+                    if " " in text.strip():  # where its characters lie, to split wide gaps
+                        columns = _step_columns(steps, len(scores), tensor.shape[-1], crops[index])
+                    results[index] = text, score, columns
 
         list(self._workers.map(work, self._rec_requests))
         return results
@@ -274,28 +288,57 @@ def ctc_greedy_decode(
     With logits, the probability is computed for the emitted steps only: the full softmax
     over the 18,710 characters at every step cost the model 14% of its time.
     """
+    text, score, _ = ctc_decode(scores, alphabet, logits=logits)
+    return text, score
+
+
+def ctc_decode(
+    scores: np.ndarray, alphabet: Sequence[str], *, logits: bool
+) -> tuple[str, float, np.ndarray]:
+    """`ctc_greedy_decode`, and the step at which each character was emitted."""
     best = scores.argmax(axis=1)
     emitted = best != 0
     emitted[1:] &= best[1:] != best[:-1]
     text = "".join(alphabet[index] for index in best[emitted])
+    steps = np.flatnonzero(emitted)
     if not text:
-        return "", 0.0
+        return "", 0.0, steps
     chosen = scores[emitted]
     if logits:
         top = chosen.max(axis=1, keepdims=True)
         probabilities = 1.0 / np.exp(chosen - top).sum(axis=1)
     else:
         probabilities = chosen.max(axis=1)
-    return text, float(probabilities.mean())
+    return text, float(probabilities.mean()), steps
 
 
-def _join_reads(reads: list[tuple[str, float]]) -> tuple[str, float]:
+def _step_columns(steps: np.ndarray, count: int, tensor_width: int, crop: np.ndarray) -> np.ndarray:
+    """The crop column at the middle of each emitted step (the steps tile the padded input)."""
+    scaled = (steps + 0.5) * tensor_width / count
+    return scaled * crop.shape[1] / _rec_width(crop)
+
+
+def _split_fragments(
+    quad: np.ndarray, crop: np.ndarray, text: str, score: float, columns: np.ndarray | None
+) -> list[TextFragment]:
+    """The read as one fragment, or as several where it runs across a column gap."""
+    parts = split_read(crop, text, columns) if columns is not None else None
+    if parts is None or crop.shape[0] > crop.shape[1]:
+        return [TextFragment(text, tuple(map(tuple, quad.tolist())), score)]
+    width = crop.shape[1]
+    return [
+        TextFragment(part, tuple(map(tuple, part_quad(quad, width, left, right).tolist())), score)
+        for part, left, right in parts
+    ]
+
+
+def _join_reads(reads: list[Read]) -> Read:
     if len(reads) == 1:
         return reads[0]
-    text = "".join(text for text, _ in reads)
-    weight = sum(len(text) for text, _ in reads)
-    score = sum(len(text) * score for text, score in reads) / weight if weight else 0.0
-    return text, score
+    text = "".join(text for text, _, _ in reads)
+    weight = sum(len(text) for text, _, _ in reads)
+    score = sum(len(text) * score for text, score, _ in reads) / weight if weight else 0.0
+    return text, score, None
 
 
 def _drop_final_softmax(model: ov.Model) -> bool:

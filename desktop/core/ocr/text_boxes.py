@@ -16,11 +16,16 @@ BOX_THRESHOLD = 0.5  # mean probability a candidate box needs
 UNCLIP_RATIO = 1.6  # how far a box grows back past the shrunk text kernel the model predicts
 MAX_CANDIDATES = 1000
 MIN_SIDE = 3  # pixels; smaller candidates are noise
+# A candidate below BOX_THRESHOLD is looked at again at this threshold: a lone digit joined to
+# the next column by a faint bridge of probability ("4   Laptop stand", a right-aligned Qty
+# cell 16 px from its neighbour) made one candidate whose mean fell to 0.4, and the digit was
+# lost. Its strong core alone is a box of its own.
+CORE_THRESHOLD = 0.6
 
 
-def text_quads(probability: np.ndarray) -> list[np.ndarray]:
+def text_quads(probability: np.ndarray, threshold: float = THRESHOLD) -> list[np.ndarray]:
     """4x2 float32 quadrilaterals (clockwise from top-left) around the text in an H x W map."""
-    mask = cv2.dilate((probability > THRESHOLD).astype(np.uint8), np.ones((2, 2), np.uint8))
+    mask = cv2.dilate((probability > threshold).astype(np.uint8), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     height, width = probability.shape
     quads = []
@@ -30,6 +35,8 @@ def text_quads(probability: np.ndarray) -> list[np.ndarray]:
             continue
         corners = cv2.boxPoints((centre, (box_width, box_height), angle))
         if _mean_inside(probability, corners) < BOX_THRESHOLD:
+            if threshold < CORE_THRESHOLD:
+                quads += _strong_cores(probability, contour)
             continue
         # Growing a rectangle by a rounded offset and taking the bounding rectangle again
         # (PaddleOCR's "unclip") is the same as widening each side by the offset.
@@ -43,6 +50,15 @@ def text_quads(probability: np.ndarray) -> list[np.ndarray]:
         if min(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[0] - quad[3])) > MIN_SIDE:
             quads.append(quad)
     return quads
+
+
+def _strong_cores(probability: np.ndarray, contour: np.ndarray) -> list[np.ndarray]:
+    """The boxes of a weak candidate's strongly probable parts, in the map's pixels."""
+    left, top, width, height = cv2.boundingRect(contour)
+    inside = np.zeros((height, width), np.uint8)
+    cv2.drawContours(inside, [contour - [left, top]], -1, 1, thickness=cv2.FILLED)
+    window = probability[top : top + height, left : left + width] * inside
+    return [quad + [left, top] for quad in text_quads(window, CORE_THRESHOLD)]
 
 
 def crop_line(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
