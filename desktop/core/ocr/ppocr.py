@@ -321,14 +321,16 @@ def _step_columns(steps: np.ndarray, count: int, tensor_width: int, crop: np.nda
 def _split_fragments(
     quad: np.ndarray, crop: np.ndarray, text: str, score: float, columns: np.ndarray | None
 ) -> list[TextFragment]:
-    """The read as one fragment, or as several where it runs across a column gap."""
-    parts = split_read(crop, text, columns) if columns is not None else None
-    if parts is None or crop.shape[0] > crop.shape[1]:
+    """The read as one fragment, or as several where it runs across a column gap; a line's
+    box drawn in to its ink (wide_gaps.py)."""
+    if crop.shape[0] > crop.shape[1]:  # vertical text turned sideways: left as boxed
         return [TextFragment(text, tuple(map(tuple, quad.tolist())), score)]
-    width = crop.shape[1]
+    height, width = crop.shape[:2]
     return [
-        TextFragment(part, tuple(map(tuple, part_quad(quad, width, left, right).tolist())), score)
-        for part, left, right in parts
+        TextFragment(
+            part.text, tuple(map(tuple, part_quad(quad, width, height, part).tolist())), score
+        )
+        for part in split_read(crop, text, columns)
     ]
 
 
