@@ -102,12 +102,12 @@ def _borders_alignment(items: list[Item], gap: tuple[float, float], text_height:
 
 def _starts_item_rows(rows: list[Row], start: int, end: int) -> bool:
     """rows[end] starts item rows below a key-value block ("Invoice No. / Issue date / ...":
-    two cells a row) that must not become the first rows of the items' table."""
+    two cells a row, one row or more: a statement's "Period  01.03. - 31.03.") that must not
+    become the first rows of the items' table."""
     pairs = [len(row.items) for row in rows[start:end]]
     following = [len(row.items) for row in rows[end : end + 2]]
     return (
-        len(pairs) >= 2
-        and all(count == 2 for count in pairs)
+        all(count == 2 for count in pairs)
         and len(following) == 2
         and all(count >= 3 for count in following)
     )

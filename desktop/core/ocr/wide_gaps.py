@@ -19,6 +19,9 @@ import numpy as np
 WIDE_GAP_PITCHES = 1.5
 # The split boxes reach this share of the line's height past the ink, as the detector's do.
 BOX_MARGIN = 0.1
+# Ink at a crop's edge narrower than this share of its height, apart from the rest by as
+# much, belongs to a neighbour.
+SLIVER = 0.3
 # A crop row inked over this share of its width is a drawn rule, not text.
 RULE_COVER = 0.8
 # A crop this many times taller than its text and margins is drawn in to them, to no less
@@ -99,7 +102,7 @@ def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]
     ("12" and "pcs") overlapped and hid their column gap."""
     height, width = crop.shape[:2]
     top, bottom = text_rows(crop) or (0.0, float(height))
-    inked = np.flatnonzero(ink_columns(crop[round(top) : round(bottom)]))
+    inked = _without_slivers(np.flatnonzero(ink_columns(crop[round(top) : round(bottom)])), crop)
     if inked.size == 0:
         return [Part(text, 0.0, float(width), top, bottom)]
     margin = BOX_MARGIN * (bottom - top)
@@ -113,6 +116,30 @@ def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]
         start, left = cut, gap_end - margin
     parts.append((text[start:].strip(), left, inked[-1] + 1 + margin))
     return [Part(part, max(a, 0.0), min(b, float(width)), top, bottom) for part, a, b in parts]
+
+
+def _without_slivers(inked: np.ndarray, crop: np.ndarray) -> np.ndarray:
+    """Inked columns less a sliver at either edge of the crop, apart from the rest: the edge
+    of a neighbour's glyph that the detector's box took in (the "6" of a date 14 px to the left
+    of "Phone contract")."""
+    height, width = crop.shape[:2]
+    for _ in range(2):
+        if inked.size < 2:
+            return inked
+        jumps = np.flatnonzero(np.diff(inked) > 1)
+        if inked[0] == 0 and jumps.size:
+            first = jumps[0]
+            if inked[first] < SLIVER * height and inked[first + 1] - inked[first] > SLIVER * height:
+                inked = inked[first + 1 :]
+                continue
+        if inked[-1] == width - 1 and jumps.size:
+            last = jumps[-1]
+            gap = inked[last + 1] - inked[last]
+            if width - inked[last + 1] < SLIVER * height and gap > SLIVER * height:
+                inked = inked[: last + 1]
+                continue
+        return inked
+    return inked
 
 
 def part_quad(quad: np.ndarray, width: float, height: float, part: Part) -> np.ndarray:
