@@ -54,9 +54,10 @@ def ink_columns(crop: np.ndarray) -> np.ndarray:
     return ink.any(axis=0)
 
 
-def text_rows(crop: np.ndarray) -> tuple[float, float] | None:
+def text_rows(crop: np.ndarray, *, ruled: bool = False) -> tuple[float, float] | None:
     """(top, bottom) of the text in a crop much taller than it, grown by the detector's usual
-    margin; None for a crop of the usual height. A dark grid's faint row rules made the
+    margin; None for a crop of the usual height (and with `ruled`, for one that no drawn rule
+    runs through). A dark grid's faint row rules made the
     detector box 14 px text 41 px tall, across two rows, which then read as one."""
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     height = gray.shape[0]
@@ -65,7 +66,10 @@ def text_rows(crop: np.ndarray) -> tuple[float, float] | None:
     threshold, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     dark = gray <= threshold
     cover = (dark if dark.mean() < 0.5 else ~dark).mean(axis=1)
-    cover[cover >= RULE_COVER] = 0  # a drawn rule, not text
+    rules = cover >= RULE_COVER
+    if ruled and not rules.any():
+        return None
+    cover[rules] = 0  # a drawn rule, not text
     best, best_ink, start = None, 0.0, None
     for row, share in enumerate([*cover, 0.0]):
         if share and start is None:
