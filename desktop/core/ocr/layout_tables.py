@@ -43,6 +43,31 @@ def claim_ruled_tables(items: list[Item], grids: list[TableGrid], angle: float) 
     return items
 
 
+# A frame around fewer text items is a button or a field, not a block.
+MIN_FRAMED_ITEMS = 3
+
+
+def framed_blocks(
+    items: list[Item], frames: list[TableGrid]
+) -> tuple[list[Item], list[list[Item]]]:
+    """The items outside every frame, and those inside each frame that holds a block of text
+    (a framed key-value block beside an item table, whose lines would otherwise join the
+    table's rows); a frame around everything changes nothing."""
+    blocks = []
+    for frame in frames:
+        inside = [
+            item
+            for item in items
+            if item.fragment is not None
+            and frame.cell_of((item.left + item.right) / 2, item.centre_y) is not None
+        ]
+        if MIN_FRAMED_ITEMS <= len(inside) < len(items):
+            chosen = {id(item) for item in inside}
+            items = [item for item in items if id(item) not in chosen]
+            blocks.append(inside)
+    return items, blocks
+
+
 def _ruled_table(
     grid: TableGrid, cells: dict[tuple[int, int], list[TextFragment]]
 ) -> RuledTable | None:

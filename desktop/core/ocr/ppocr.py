@@ -29,7 +29,7 @@ from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_line, text_quads
-from desktop.core.ocr.wide_gaps import part_quad, split_read
+from desktop.core.ocr.wide_gaps import letter_cases, part_quad, split_read
 
 REC_HEIGHT = 48  # the recognition model's input height
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
@@ -112,9 +112,11 @@ class PpOcr:
             crops = self._upright(crops)
         widened = [_with_margin(crop) for crop in crops]
         reads = self._read_lines(widened)
+        texts = letter_cases([text for text, _, _ in reads], crops)
         kept: list[TextFragment] = []
-        for quad, crop, wide, read in zip(quads, crops, widened, reads, strict=True):
-            text, score, columns = read
+        for quad, crop, wide, text, (_, score, columns) in zip(
+            quads, crops, widened, texts, reads, strict=True
+        ):
             if score >= MIN_CONFIDENCE and text.strip():
                 columns = columns if wide is crop else None  # a margin moved the columns
                 kept += _split_fragments(quad, crop, text, score, columns)

@@ -70,6 +70,18 @@ def text_rows(crop: np.ndarray, *, ruled: bool = False) -> tuple[float, float] |
     if ruled and not rules.any():
         return None
     cover[rules] = 0  # a drawn rule, not text
+    best = _heaviest_run(cover)
+    if best is None:
+        return None
+    middle, half = (best[0] + best[1]) / 2, 0.75 * (best[1] - best[0])
+    if 2 * half * TALL_CROP > height:
+        return None
+    half = max(half, MIN_TRIMMED * height / 2)  # a dash keeps a box of text height
+    return max(middle - half, 0.0), min(middle + half, float(height))
+
+
+def _heaviest_run(cover: np.ndarray) -> tuple[int, int] | None:
+    """(start, end) of the run of inked rows holding the most ink."""
     best, best_ink, start = None, 0.0, None
     for row, share in enumerate([*cover, 0.0]):
         if share and start is None:
@@ -78,13 +90,7 @@ def text_rows(crop: np.ndarray, *, ruled: bool = False) -> tuple[float, float] |
             if cover[start:row].sum() > best_ink:
                 best, best_ink = (start, row), float(cover[start:row].sum())
             start = None
-    if best is None:
-        return None
-    middle, half = (best[0] + best[1]) / 2, 0.75 * (best[1] - best[0])
-    if 2 * half * TALL_CROP > height:
-        return None
-    half = max(half, MIN_TRIMMED * height / 2)  # a dash keeps a box of text height
-    return max(middle - half, 0.0), min(middle + half, float(height))
+    return best
 
 
 def wide_gaps(inked: np.ndarray, characters: int) -> list[tuple[int, int]]:
@@ -164,3 +170,52 @@ def part_quad(quad: np.ndarray, width: float, height: float, part: Part) -> np.n
         ],
         dtype=np.float32,
     )
+
+
+# Letters whose small and capital forms differ only in height: read alone, the recognizer
+# (which scales every line to 48 px) cannot tell "x" from "X".
+SAME_SHAPE = frozenset("cosvwxzCOSVWXZ")
+# Lines whose ink reaches from the baseline to the capital height: a digit, a capital or a
+# tall letter, and nothing below the baseline.
+TALL = frozenset("0123456789ABCDEFGHIKLMNOPRSTUVWXYZbdfhklt")
+DESCENDING = frozenset("gjpqyQJ,;()[]{}|/$@")
+# A lone letter whose ink is less than this share of the capital height is a small letter.
+SMALL_LETTER = 0.85
+
+
+def ink_height(crop: np.ndarray) -> int:
+    """Rows of a crop holding ink (from the top of the highest glyph to the lowest)."""
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    if gray.size == 0 or int(gray.max()) - int(gray.min()) < 40:
+        return 0
+    threshold, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    dark = gray <= threshold
+    ink = dark if dark.mean() < 0.5 else ~dark
+    ink[:, ink.mean(axis=0) >= RULE_COVER] = False  # a grid's vertical rule beside the glyph
+    cover = ink.mean(axis=1)
+    cover[cover >= RULE_COVER] = 0
+    run = _heaviest_run(cover)
+    return 0 if run is None else run[1] - run[0]
+
+
+def letter_cases(texts: list[str], crops: list[np.ndarray]) -> list[str]:
+    """The texts with each lone same-shape letter ("x" in a spec sheet's cell) made small or
+    capital by its height against the capital height of the page's other lines."""
+    lone = [i for i, text in enumerate(texts) if text.strip() in SAME_SHAPE and text.strip()]
+    if not lone:
+        return texts
+    tall = [
+        ink_height(crop)
+        for text, crop in zip(texts, crops, strict=True)
+        if len(text) >= 2 and set(text) & TALL and not set(text) & DESCENDING
+    ]
+    tall = [height for height in tall if height]
+    if not tall:
+        return texts
+    capital = float(np.median(tall))
+    fixed = list(texts)
+    for index in lone:
+        letter = texts[index].strip()
+        small = ink_height(crops[index]) < SMALL_LETTER * capital
+        fixed[index] = letter.lower() if small else letter.upper()
+    return fixed
