@@ -29,7 +29,7 @@ from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_line, text_quads
-from desktop.core.ocr.wide_gaps import letter_cases, part_quad, split_read
+from desktop.core.ocr.wide_gaps import letter_cases, line_fragments, with_margin
 
 REC_HEIGHT = 48  # the recognition model's input height
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
@@ -42,8 +42,6 @@ REC_WIDTH_STEP = 128
 REC_BATCH = 1
 MIN_CONFIDENCE = 0.5  # rapidocr's default text_score: below it, reads are mostly noise
 DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
-# Crops narrower than this many heights (one or two characters) are read with a margin.
-NARROW_CROP = 1.5
 # A line's text, confidence, and the crop column of each character (None when not kept).
 Read = tuple[str, float, np.ndarray | None]
 
@@ -110,19 +108,27 @@ class PpOcr:
         crops = [crop_line(bgr, quad) for quad in quads]
         if self._cls is not None:
             crops = self._upright(crops)
-        widened = [_with_margin(crop) for crop in crops]
-        reads = self._read_lines(widened)
+        reads = self._read_with_margins(crops)
         texts = letter_cases([text for text, _, _ in reads], crops)
         kept: list[TextFragment] = []
-        for quad, crop, wide, text, (_, score, columns) in zip(
-            quads, crops, widened, texts, reads, strict=True
-        ):
+        for quad, crop, text, (_, score, columns) in zip(quads, crops, texts, reads, strict=True):
             if score >= MIN_CONFIDENCE and text.strip():
-                columns = columns if wide is crop else None  # a margin moved the columns
-                kept += _split_fragments(quad, crop, text, score, columns)
+                kept += line_fragments(quad, crop, text, score, columns)
             elif unsure is not None:
                 unsure.append(TextFragment(text, tuple(map(tuple, quad.tolist())), score))
         return kept
+
+    def _read_with_margins(self, crops: list[np.ndarray]) -> list[Read]:
+        """`_read_lines`; a crop of one or two characters is read again with a margin
+        (`with_margin`) and the surer read kept. The margin lifts a lone dash from 0.34 to
+        0.6-0.9, but turns a toggle's knob, read as a dot (a decoration), into an "O"."""
+        widened = {index: with_margin(crop) for index, crop in enumerate(crops)}
+        widened = {index: wide for index, wide in widened.items() if wide is not crops[index]}
+        reads = self._read_lines([*crops, *widened.values()])
+        for index, (text, score, _) in zip(widened, reads[len(crops) :], strict=True):
+            if score > reads[index][1]:
+                reads[index] = text, score, None  # the margin moved its columns
+        return reads[: len(crops)]
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
         """Text line quadrilaterals (4x2 float32, clockwise from top-left) in image pixels.
@@ -323,34 +329,6 @@ def _step_columns(steps: np.ndarray, count: int, tensor_width: int, crop: np.nda
     """The crop column at the middle of each emitted step (the steps tile the padded input)."""
     scaled = (steps + 0.5) * tensor_width / count
     return scaled * crop.shape[1] / _rec_width(crop)
-
-
-def _split_fragments(
-    quad: np.ndarray, crop: np.ndarray, text: str, score: float, columns: np.ndarray | None
-) -> list[TextFragment]:
-    """The read as one fragment, or as several where it runs across a column gap; a line's
-    box drawn in to its ink (wide_gaps.py)."""
-    if crop.shape[0] > crop.shape[1]:  # vertical text turned sideways: left as boxed
-        return [TextFragment(text, tuple(map(tuple, quad.tolist())), score)]
-    height, width = crop.shape[:2]
-    return [
-        TextFragment(
-            part.text, tuple(map(tuple, part_quad(quad, width, height, part).tolist())), score
-        )
-        for part in split_read(crop, text, columns)
-    ]
-
-
-def _with_margin(crop: np.ndarray) -> np.ndarray:
-    """A crop of one or two characters widened by half its height on both sides, its edge
-    columns repeated (a rule through it runs on, a fill stays a fill): boxed tightly, a lone
-    dash read at 0.34 and went under MIN_CONFIDENCE (0.6 to 0.9 with the margin), and a
-    dot-like "-" read as "·"."""
-    height, width = crop.shape[:2]
-    if width >= NARROW_CROP * height or height < 2:
-        return crop
-    pad = height // 2
-    return cv2.copyMakeBorder(crop, 0, 0, pad, pad, cv2.BORDER_REPLICATE)
 
 
 def _join_reads(reads: list[Read]) -> Read:
