@@ -118,6 +118,11 @@ class PpOcr:
                 unsure.append(TextFragment(text, tuple(map(tuple, quad.tolist())), score))
         return kept
 
+    def read_crops(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+        """(text, confidence) of line crops, a short one read with a margin where that is
+        surer."""
+        return [(text, score) for text, score, _ in self._read_with_margins(list(crops))]
+
     def _read_with_margins(self, crops: list[np.ndarray]) -> list[Read]:
         """`_read_lines`; a crop of one or two characters is read again with a margin
         (`with_margin`) and the surer read kept. The margin lifts a lone dash from 0.34 to
@@ -173,14 +178,10 @@ class PpOcr:
             quads.append(quad.astype(np.float32))
         return quads, heights
 
-    def recognize_lines(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
-        """`recognize`, with crops wider than the recognizer's cap read in pieces and joined
-        (the piece reads' mean confidence, weighted by their lengths)."""
-        return [(text, score) for text, score, _ in self._read_lines(crops)]
-
     def _read_lines(self, crops: Sequence[np.ndarray]) -> list[Read]:
-        """`recognize_lines`, with the crop column of each character of a read that has a
-        space in it and was read in one piece (None otherwise)."""
+        """`recognize`, with crops wider than the recognizer's cap read in pieces and joined
+        (the piece reads' mean confidence, weighted by their lengths); with the crop column
+        of each character of a read that has a space and was read in one piece (else None)."""
         pieces, owners = [], []
         for owner, crop in enumerate(crops):
             for piece in split_wide_crop(crop, REC_HEIGHT):

@@ -64,14 +64,20 @@ def _strong_cores(probability: np.ndarray, contour: np.ndarray) -> list[np.ndarr
 def crop_line(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The quadrilateral's pixels warped to an upright rectangle; tall crops turn sideways
     (vertical text reads left to right then)."""
-    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
-    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    height, width = crop_shape(quad)
     target = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
     transform = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     crop = cv2.warpPerspective(
         image, transform, (width, height), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC
     )
     return np.rot90(crop) if crop.shape[0] >= 1.5 * crop.shape[1] else crop
+
+
+def crop_shape(quad: np.ndarray) -> tuple[int, int]:
+    """(height, width) of the crop `crop_line` cuts for a quadrilateral, before any turn."""
+    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
+    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    return height, width
 
 
 def _mean_inside(probability: np.ndarray, corners: np.ndarray) -> float:
