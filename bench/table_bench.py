@@ -26,12 +26,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from results import publish  # noqa: E402
 
 from desktop.core.ocr.models import OcrResult  # noqa: E402
-from devkit.table_pages import KINDS, TablePage, table_pages  # noqa: E402
+from devkit.table_pages import KINDS, TablePage, best_table, same_row, table_pages  # noqa: E402
 
 HEADING = "## Tables on unseen layouts"
 TARGET, KIND_FLOOR = 0.97, 0.90
-
-Rows = list[list[str]]
 
 
 @dataclass
@@ -48,15 +46,7 @@ class Score:
         self.lone_kept += other.lone_kept
 
 
-def _same(found: tuple[str, ...] | list[str], drawn: list[str]) -> bool:
-    return [" ".join(c.split()) for c in found] == [" ".join(c.split()) for c in drawn]
-
-
-def _best_table(found: list[Rows], drawn: Rows) -> Rows:
-    return max(found, key=lambda t: sum(any(_same(r, d) for r in t) for d in drawn), default=[])
-
-
-def _closest_row(table: Rows, drawn: list[str]) -> list[str]:
+def _closest_row(table: list[list[str]], drawn: list[str]) -> list[str]:
     def shared(row: list[str]) -> int:
         return sum(1 for a, b in zip(row, drawn, strict=False) if a.strip() == b)
 
@@ -68,10 +58,10 @@ def score_page(result: OcrResult, page: TablePage, misses: list[str] | None = No
     found = [[list(row) for row in table.rows] for table in result.tables]
     score = Score()
     for drawn in page.tables:
-        best = _best_table(found, drawn)
+        best = best_table(found, drawn)
         for row in drawn:
             score.rows += 1
-            exact = any(_same(r, row) for r in best)
+            exact = any(same_row(r, row) for r in best)
             score.exact += exact
             if not exact and misses is not None:
                 misses.append(f"{page.name}: drawn {row} found {_closest_row(best, row)}")

@@ -10,7 +10,7 @@ bench/table_bench.py.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -29,6 +29,7 @@ FAMILIES = {
     "condensed": ("dejavu/DejaVuSansCondensed", "dejavu/DejaVuSansCondensed-Bold"),
     "noto": ("noto/NotoSansCJK-Regular", "noto/NotoSansCJK-Bold"),
 }
+Rows = list[list[str]]
 Align = Literal["left", "right"]
 Rules = Literal["none", "header", "grid", "rows"]
 
@@ -352,3 +353,14 @@ def table_pages(per_kind: int, seed: int = 28) -> list[TablePage]:
             name = f"{kind.replace(', ', '_').replace(' ', '_')}_{number}"
             pages.append(TablePage(name, kind, page.image, tables, page.reference_text()))
     return pages
+
+
+def same_row(found: Sequence[str], drawn: Sequence[str]) -> bool:
+    """Cells equal, whitespace inside a cell aside."""
+    return [" ".join(c.split()) for c in found] == [" ".join(c.split()) for c in drawn]
+
+
+def best_table(found: Sequence[Sequence[Sequence[str]]], drawn: Rows) -> Rows:
+    """The found table holding the most of the drawn rows exactly."""
+    tables = [[list(row) for row in table] for table in found]
+    return max(tables, key=lambda t: sum(any(same_row(r, d) for r in t) for d in drawn), default=[])

@@ -29,7 +29,7 @@ from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_line, text_quads
-from desktop.core.ocr.wide_gaps import letter_cases, line_fragments, with_margin
+from desktop.core.ocr.wide_gaps import capital_height, line_fragments, with_margin
 
 REC_HEIGHT = 48  # the recognition model's input height
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
@@ -109,11 +109,12 @@ class PpOcr:
         if self._cls is not None:
             crops = self._upright(crops)
         reads = self._read_with_margins(crops)
-        texts = letter_cases([text for text, _, _ in reads], crops)
+        capital = capital_height([text for text, _, _ in reads], crops)
         kept: list[TextFragment] = []
-        for quad, crop, text, (_, score, columns) in zip(quads, crops, texts, reads, strict=True):
+        for quad, crop, read in zip(quads, crops, reads, strict=True):
+            text, score, _ = read
             if score >= MIN_CONFIDENCE and text.strip():
-                kept += line_fragments(quad, crop, text, score, columns)
+                kept += line_fragments(quad, crop, read, capital)
             elif unsure is not None:
                 unsure.append(TextFragment(text, tuple(map(tuple, quad.tolist())), score))
         return kept
@@ -181,7 +182,7 @@ class PpOcr:
     def _read_lines(self, crops: Sequence[np.ndarray]) -> list[Read]:
         """`recognize`, with crops wider than the recognizer's cap read in pieces and joined
         (the piece reads' mean confidence, weighted by their lengths); with the crop column
-        of each character of a read that has a space and was read in one piece (else None)."""
+        of each character of a read of two or more that was read in one piece (else None)."""
         pieces, owners = [], []
         for owner, crop in enumerate(crops):
             for piece in split_wide_crop(crop, REC_HEIGHT):
@@ -214,7 +215,7 @@ class PpOcr:
                 for index, scores in zip(indices, request.get_output_tensor().data, strict=True):
                     text, score, steps = ctc_decode(scores, self._alphabet, logits=self._logits)
                     columns = None
-                    if " " in text.strip():  # where its characters lie, to split wide gaps
+                    if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
                         columns = _step_columns(steps, len(scores), tensor.shape[-1], crops[index])
                     results[index] = text, score, columns
 

@@ -24,6 +24,9 @@ from desktop.core.ocr.models import TextFragment
 
 # An ink pause this many mean character pitches wide separates columns, not words.
 WIDE_GAP_PITCHES = 1.5
+# Lines of this many glyphs or fewer are split at gaps this many times their ink's height.
+FEW_GLYPHS = 3
+FEW_GLYPHS_GAP = 1.1
 # The split boxes reach this share of the line's height past the ink, as the detector's do.
 BOX_MARGIN = 0.1
 # Ink at a crop's edge narrower than this share of its height, apart from the rest by as
@@ -100,15 +103,20 @@ def _heaviest_run(cover: np.ndarray) -> tuple[int, int] | None:
     return best
 
 
-def wide_gaps(inked: np.ndarray, characters: int) -> list[tuple[int, int]]:
+def wide_gaps(inked: np.ndarray, text: str, text_height: float) -> list[tuple[int, int]]:
     """(start, end) columns of the ink pauses wide enough to be column gaps, given the
-    columns that hold ink."""
-    if inked.size < 2 or characters < 2:
+    columns that hold ink. In a line of a few glyphs ("x %", "1-": a right-aligned Qty
+    beside its neighbour) the gap itself makes up most of the pitch, so there the glyphs'
+    height is the measure: 1.1 times it (about 0.8 em at a capital; a cell padding is 1 em)."""
+    if inked.size < 2 or len(text) < 2:
         return []
-    pitch = (inked[-1] - inked[0] + 1) / characters
+    if len(text.replace(" ", "")) <= FEW_GLYPHS:
+        least = FEW_GLYPHS_GAP * text_height
+    else:
+        least = WIDE_GAP_PITCHES * (inked[-1] - inked[0] + 1) / len(text)
     jumps = np.flatnonzero(np.diff(inked) > 1)
     gaps = [(int(inked[i]) + 1, int(inked[i + 1])) for i in jumps]
-    return [(a, b) for a, b in gaps if b - a >= WIDE_GAP_PITCHES * pitch]
+    return [(a, b) for a, b in gaps if b - a >= least]
 
 
 def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]:
@@ -123,7 +131,7 @@ def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]
     if inked.size == 0:
         return [Part(text, 0.0, float(width), top, bottom)]
     margin = BOX_MARGIN * (bottom - top)
-    gaps = wide_gaps(inked, len(text)) if xs is not None else []
+    gaps = wide_gaps(inked, text, ink_height(crop)) if xs is not None else []
     parts, start, left = [], 0, inked[0] - margin
     for gap_start, gap_end in gaps:
         cut = int(np.count_nonzero(xs < (gap_start + gap_end) / 2))
@@ -207,27 +215,29 @@ def ink_height(crop: np.ndarray) -> int:
     return 0 if run is None else run[1] - run[0]
 
 
-def letter_cases(texts: list[str], crops: list[np.ndarray]) -> list[str]:
-    """The texts with each lone same-shape letter ("x" in a spec sheet's cell) made small or
-    capital by its height against the capital height of the page's other lines."""
-    lone = [i for i, text in enumerate(texts) if text.strip() in SAME_SHAPE and text.strip()]
-    if not lone:
-        return texts
+def capital_height(texts: list[str], crops: list[np.ndarray]) -> float | None:
+    """The median ink height of the lines reaching from the baseline to the capitals; None
+    when no line shows it (or no lone same-shape letter needs it)."""
+    if not any(set(text) & SAME_SHAPE for text in texts):
+        return None
     tall = [
         ink_height(crop)
         for text, crop in zip(texts, crops, strict=True)
         if len(text) >= 2 and set(text) & TALL and not set(text) & DESCENDING
     ]
     tall = [height for height in tall if height]
-    if not tall:
-        return texts
-    capital = float(np.median(tall))
-    fixed = list(texts)
-    for index in lone:
-        letter = texts[index].strip()
-        small = ink_height(crops[index]) < SMALL_LETTER * capital
-        fixed[index] = letter.lower() if small else letter.upper()
-    return fixed
+    return float(np.median(tall)) if tall else None
+
+
+def letter_case(part: Part, crop: np.ndarray, capital: float | None) -> str:
+    """A part that is a lone same-shape letter ("x" in a spec sheet's cell) made small or
+    capital by its ink's height against the page's capital height."""
+    letter = part.text
+    if capital is None or len(letter) != 1 or letter not in SAME_SHAPE:
+        return letter
+    piece = crop[:, max(round(part.left), 0) : round(part.right)]
+    small = ink_height(piece) < SMALL_LETTER * capital
+    return letter.lower() if small else letter.upper()
 
 
 def with_margin(crop: np.ndarray) -> np.ndarray:
@@ -243,16 +253,25 @@ def with_margin(crop: np.ndarray) -> np.ndarray:
 
 
 def line_fragments(
-    quad: np.ndarray, crop: np.ndarray, text: str, score: float, columns: np.ndarray | None
+    quad: np.ndarray,
+    crop: np.ndarray,
+    read: tuple[str, float, np.ndarray | None],
+    capital: float | None = None,
 ) -> list[TextFragment]:
     """The read as one fragment, or as several where it runs across a column gap; a line's
-    box drawn in to its ink (wide_gaps.py)."""
-    if crop.shape[0] > crop.shape[1]:  # vertical text turned sideways: left as boxed
-        return [TextFragment(text, tuple(map(tuple, quad.tolist())), score)]
+    box drawn in to its ink; a lone same-shape letter in its case (`letter_case`)."""
+    text, score, columns = read
     height, width = crop.shape[:2]
+    if height > width:  # a lone narrow glyph: left as boxed (decorations.py judges its box)
+        whole = Part(text, 0.0, float(width), 0.0, float(height))
+        return [
+            TextFragment(letter_case(whole, crop, capital), tuple(map(tuple, quad.tolist())), score)
+        ]
     return [
         TextFragment(
-            part.text, tuple(map(tuple, part_quad(quad, width, height, part).tolist())), score
+            letter_case(part, crop, capital),
+            tuple(map(tuple, part_quad(quad, width, height, part).tolist())),
+            score,
         )
         for part in split_read(crop, text, columns)
     ]
