@@ -28,7 +28,7 @@ from desktop.core.errors import describe
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
-from desktop.core.ocr.text_boxes import crop_line, text_quads
+from desktop.core.ocr.text_boxes import crop_lines, text_quads
 from desktop.core.ocr.wide_gaps import capital_height, line_fragments, with_margin
 
 REC_HEIGHT = 48  # the recognition model's input height
@@ -105,7 +105,7 @@ class PpOcr:
         below MIN_CONFIDENCE (often a script the recognizer has no characters for) are left
         out, and appended to `unsure` when it is given."""
         quads = self.detect(bgr, settings)
-        crops = [crop_line(bgr, quad) for quad in quads]
+        crops = crop_lines(bgr, quads)
         if self._cls is not None:
             crops = self._upright(crops)
         reads = self._read_with_margins(crops)

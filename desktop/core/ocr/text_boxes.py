@@ -16,6 +16,8 @@ BOX_THRESHOLD = 0.5  # mean probability a candidate box needs
 UNCLIP_RATIO = 1.6  # how far a box grows back past the shrunk text kernel the model predicts
 MAX_CANDIDATES = 1000
 MIN_SIDE = 3  # pixels; smaller candidates are noise
+# A crop is vertical text when it is this many times the page's median line height tall.
+VERTICAL_LINE = 1.6
 # A candidate below BOX_THRESHOLD is looked at again at this threshold: a lone digit joined to
 # the next column by a faint bridge of probability ("4   Laptop stand", a right-aligned Qty
 # cell 16 px from its neighbour) made one candidate whose mean fell to 0.4, and the digit was
@@ -61,16 +63,26 @@ def _strong_cores(probability: np.ndarray, contour: np.ndarray) -> list[np.ndarr
     return [quad + [left, top] for quad in text_quads(window, CORE_THRESHOLD)]
 
 
-def crop_line(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The quadrilateral's pixels warped to an upright rectangle; tall crops turn sideways
-    (vertical text reads left to right then)."""
+def crop_lines(image: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """`crop_line` for each quadrilateral. A lone glyph boxed taller than wide (a dash in a
+    6 x 10 px box) is no vertical line: turned sideways, it read as "1". A vertical line is
+    two glyphs tall or more."""
+    sides = [min(crop_shape(quad)) for quad in quads]
+    min_turn = VERTICAL_LINE * float(np.median(sides)) if sides else 0.0
+    return [crop_line(image, quad, min_turn) for quad in quads]
+
+
+def crop_line(image: np.ndarray, quad: np.ndarray, min_turn: float = 0.0) -> np.ndarray:
+    """The quadrilateral's pixels warped to an upright rectangle; tall crops, at least
+    `min_turn` pixels tall, turn sideways (vertical text reads left to right then)."""
     height, width = crop_shape(quad)
     target = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
     transform = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     crop = cv2.warpPerspective(
         image, transform, (width, height), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC
     )
-    return np.rot90(crop) if crop.shape[0] >= 1.5 * crop.shape[1] else crop
+    turn = crop.shape[0] >= 1.5 * crop.shape[1] and crop.shape[0] >= min_turn
+    return np.rot90(crop) if turn else crop
 
 
 def crop_shape(quad: np.ndarray) -> tuple[int, int]:

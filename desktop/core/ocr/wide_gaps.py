@@ -10,11 +10,14 @@ hides about table cells.
 * Boxes are drawn in to their ink, so that close columns keep their gap.
 * A crop of one or two characters is also read with a margin (`with_margin`).
 * A lone letter whose small and capital forms differ only in size takes its case from its
-  height (`letter_cases`).
+  height (`letter_case`).
+* A dimension's "x" read as "×" beside an "x" of the same line is made an "x"
+  (`consistent_times`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import cv2
@@ -252,6 +255,20 @@ def with_margin(crop: np.ndarray) -> np.ndarray:
     return cv2.copyMakeBorder(crop, 0, 0, pad, pad, cv2.BORDER_REPLICATE)
 
 
+_LETTER_TIMES = re.compile(r"\d\s*x\s*\d")
+_SIGN_TIMES = re.compile(r"(?<=\d)(\s*)×(?=\s*\d)")
+
+
+def consistent_times(text: str) -> str:
+    """A dimension written with the letter x ("232 x 275 x 31 mm") where the recognizer read
+    some of its x's as the sign × ("232 × 275 x 31 mm"): the sign between digits becomes the
+    letter when the same line has the letter between digits too. A line with the sign alone
+    is left as read: the recognizer's alphabet has ×, and a page may well draw it."""
+    if "×" not in text or not _LETTER_TIMES.search(text):
+        return text
+    return _SIGN_TIMES.sub(lambda match: match.group(1) + "x", text)
+
+
 def line_fragments(
     quad: np.ndarray,
     crop: np.ndarray,
@@ -261,6 +278,7 @@ def line_fragments(
     """The read as one fragment, or as several where it runs across a column gap; a line's
     box drawn in to its ink; a lone same-shape letter in its case (`letter_case`)."""
     text, score, columns = read
+    text = consistent_times(text)  # one for one: the columns still match
     height, width = crop.shape[:2]
     if height > width:  # a lone narrow glyph: left as boxed (decorations.py judges its box)
         whole = Part(text, 0.0, float(width), 0.0, float(height))
