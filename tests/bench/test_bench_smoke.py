@@ -37,6 +37,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "ocr_speed_ab.py": ([], False),
     "codes_bench.py": ([], False),
     "unreadable_bench.py": ([], False),
+    "table_bench.py": ([], False),
 }
 
 # A Markdown table: a header row, then its |---| separator.
