@@ -41,6 +41,7 @@ REC_WIDTH_STEP = 128
 # width (which cost more than batching saved: batches of 8 were 15% slower).
 REC_BATCH = 1
 MIN_CONFIDENCE = 0.5  # rapidocr's default text_score: below it, reads are mostly noise
+MARGIN_FLOOR = 0.4  # a read a margin may change to another text (PpOcr._read_with_margins)
 DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
 # A line's text, confidence, and the crop column of each character (None when not kept).
 Read = tuple[str, float, np.ndarray | None]
@@ -126,13 +127,16 @@ class PpOcr:
 
     def _read_with_margins(self, crops: list[np.ndarray]) -> list[Read]:
         """`_read_lines`; a crop of one or two characters is read again with a margin
-        (`with_margin`) and the surer read kept. The margin lifts a lone dash from 0.34 to
-        0.6-0.9, but turns a toggle's knob, read as a dot (a decoration), into an "O"."""
-        widened = {index: with_margin(crop) for index, crop in enumerate(crops)}
-        widened = {index: wide for index, wide in widened.items() if wide is not crops[index]}
+        (`with_margin`) and the surer read kept: a lone dash went from 0.34 to 0.6-0.9. It
+        may change the text only over a read that saw a glyph (MARGIN_FLOOR): a chart's
+        marker read as "R" at 0.26 became "9" at 0.82, a toggle's knob a dot, then "O"."""
+        widened = {
+            i: wide for i, crop in enumerate(crops) if (wide := with_margin(crop)) is not crop
+        }
         reads = self._read_lines([*crops, *widened.values()])
         for index, (text, score, _) in zip(widened, reads[len(crops) :], strict=True):
-            if score > reads[index][1]:
+            plain, plain_score, _ = reads[index]
+            if score > plain_score and (text == plain or plain_score >= MARGIN_FLOOR):
                 reads[index] = text, score, None  # the margin moved its columns
         return reads[: len(crops)]
 
@@ -216,7 +220,8 @@ class PpOcr:
                     text, score, steps = ctc_decode(scores, self._alphabet, logits=self._logits)
                     columns = None
                     if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
-                        columns = _step_columns(steps, len(scores), tensor.shape[-1], crops[index])
+                        steps = (steps + 0.5) * tensor.shape[-1] / len(scores)  # tensor columns
+                        columns = steps * crops[index].shape[1] / _rec_width(crops[index])
                     results[index] = text, score, columns
 
         list(self._workers.map(work, self._rec_requests))
@@ -325,12 +330,6 @@ def ctc_decode(
     else:
         probabilities = chosen.max(axis=1)
     return text, float(probabilities.mean()), steps
-
-
-def _step_columns(steps: np.ndarray, count: int, tensor_width: int, crop: np.ndarray) -> np.ndarray:
-    """The crop column at the middle of each emitted step (the steps tile the padded input)."""
-    scaled = (steps + 0.5) * tensor_width / count
-    return scaled * crop.shape[1] / _rec_width(crop)
 
 
 def _join_reads(reads: list[Read]) -> Read:
