@@ -11,13 +11,14 @@ PY=${PYTHON:-python3}
 system_deps() {
   # Qt's offscreen/xcb platform plugins (the xcb plugin aborts the app without its libxcb-*
   # libraries on a minimal desktop); the fonts the OCR pages are rendered with
-  # (desktop/core/ocr/rendered_pages.py FONT_FILES: DejaVu, Liberation, Noto CJK); the capture
+  # (desktop/core/ocr/rendered_pages.py FONT_FILES: DejaVu, Liberation, Noto CJK; the table
+  # pages of devkit/table_pages.py also DejaVu Sans Condensed, from fonts-dejavu-extra); the capture
   # tests' own X server, its XTEST mouse (xdotool), a private D-Bus and gdbus for the fake
   # portal; Tesseract with the OCR benchmark's languages (bench/ocr_engines.py: the suite runs
   # every bench's --smoke); qpdf checks the searchable PDFs the OCR writes
   # (tests/ocr/test_searchable_pdf.py).
   local pkgs=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
-              libglib2.0-0 fonts-dejavu-core fonts-liberation fonts-noto-cjk
+              libglib2.0-0 fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-noto-cjk
               libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
               libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-xfixes0
               libxcb-sync1 libxcb-shm0 xvfb xdotool dbus-daemon libglib2.0-bin

@@ -38,6 +38,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "codes_bench.py": ([], False),
     "unreadable_bench.py": ([], False),
     "documents_out_bench.py": ([], False),
+    "table_bench.py": ([], False),
 }
 
 # A Markdown table: a header row, then its |---| separator.

@@ -11,6 +11,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.codes import find_codes
+from desktop.core.ocr.empty_cells import read_empty_cells
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.model_files import (
     OcrModelFiles,
@@ -88,6 +89,12 @@ class OcrEngine:
         result = self.result_from_fragments(
             fragments, size, started=started, source_name=label, gray=gray
         )
+        with self._lock:
+            found = read_empty_cells(result, gray, self._ppocr().read_crops)
+        if found:  # glyphs the detector missed in tables' empty cells: lay out again
+            result = self.result_from_fragments(
+                fragments + found, size, started=started, source_name=label, gray=gray
+            )
         result.unsure_lines = len(unsure)
         return result
 

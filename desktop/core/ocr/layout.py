@@ -20,7 +20,12 @@ from desktop.core.ocr.layout_items import (
     skew_angle,
     union_box,
 )
-from desktop.core.ocr.layout_tables import aligned_table_end, claim_ruled_tables, table_from_rows
+from desktop.core.ocr.layout_tables import (
+    aligned_table_end,
+    claim_ruled_tables,
+    framed_blocks,
+    table_from_rows,
+)
 from desktop.core.ocr.models import Box, LineKind, OcrLine, OcrTable, TextFragment
 from desktop.core.ocr.reading_order import Region, segment
 from desktop.core.ocr.ruled_tables import TableGrid
@@ -43,14 +48,33 @@ def arrange(fragments: Sequence[TextFragment], grids: Iterable[TableGrid] = ()) 
     fragments = [kept for kept in map(without_decorations, fragments) if kept is not None]
     angle = skew_angle(fragments)
     items = [deskewed(fragment, angle) for fragment in fragments]
-    items = claim_ruled_tables(items, list(grids), angle)
+    grids = list(grids)
+    items = claim_ruled_tables(items, [grid for grid in grids if not grid.is_frame], angle)
     text_heights = [item.height for item in items if item.fragment]
     if not text_heights:
         return _emit_tables_only(items)
     builder = _LineBuilder(statistics.median(text_heights))
-    for region in segment(items, builder.text_height):
+    items, framed = framed_blocks(items, [grid for grid in grids if grid.is_frame])
+    regions = segment(items, builder.text_height) if items else []
+    for block in framed:
+        regions = _with_block(regions, segment(block, builder.text_height))
+    for region in regions:
         builder.add_region(region)
     return builder.layout
+
+
+def _with_block(regions: list[Region], block: list[Region]) -> list[Region]:
+    """A framed block's regions, read before the first region below its top that shares its
+    columns (a note box above the text), else after all (a box beside a table)."""
+    top = min(item.top for region in block for item in region.items)
+    left = min(item.left for region in block for item in region.items)
+    right = max(item.right for region in block for item in region.items)
+    for index, region in enumerate(regions):
+        below = min(item.top for item in region.items) >= top
+        shared = any(item.left < right and item.right > left for item in region.items)
+        if below and shared:
+            return [*regions[:index], *block, *regions[index:]]
+    return [*regions, *block]
 
 
 class _LineBuilder:

@@ -43,6 +43,31 @@ def claim_ruled_tables(items: list[Item], grids: list[TableGrid], angle: float) 
     return items
 
 
+# A frame around fewer text items is a button or a field, not a block.
+MIN_FRAMED_ITEMS = 3
+
+
+def framed_blocks(
+    items: list[Item], frames: list[TableGrid]
+) -> tuple[list[Item], list[list[Item]]]:
+    """The items outside every frame, and those inside each frame that holds a block of text
+    (a framed key-value block beside an item table, whose lines would otherwise join the
+    table's rows); a frame around everything changes nothing."""
+    blocks = []
+    for frame in frames:
+        inside = [
+            item
+            for item in items
+            if item.fragment is not None
+            and frame.cell_of((item.left + item.right) / 2, item.centre_y) is not None
+        ]
+        if MIN_FRAMED_ITEMS <= len(inside) < len(items):
+            chosen = {id(item) for item in inside}
+            items = [item for item in items if id(item) not in chosen]
+            blocks.append(inside)
+    return items, blocks
+
+
 def _ruled_table(
     grid: TableGrid, cells: dict[tuple[int, int], list[TextFragment]]
 ) -> RuledTable | None:
@@ -102,15 +127,22 @@ def _borders_alignment(items: list[Item], gap: tuple[float, float], text_height:
 
 def _starts_item_rows(rows: list[Row], start: int, end: int) -> bool:
     """rows[end] starts item rows below a key-value block ("Invoice No. / Issue date / ...":
-    two cells a row) that must not become the first rows of the items' table."""
+    two cells a row, one row or more: a statement's "Period  01.03. - 31.03.") that must not
+    become the first rows of the items' table."""
     pairs = [len(row.items) for row in rows[start:end]]
     following = [len(row.items) for row in rows[end : end + 2]]
     return (
-        len(pairs) >= 2
-        and all(count == 2 for count in pairs)
+        all(count == 2 for count in pairs)
         and len(following) == 2
         and all(count >= 3 for count in following)
     )
+
+
+def _address_lines(rows: list[Row], end: int) -> bool:
+    """rows[end] is the second of two one-cell rows in a row: a block of text lines (the
+    ship-to address under an invoice's header fields) that a table does not run through; a
+    table's lone cells (a wrapped description, an empty row's one value) come one at a time."""
+    return end >= 1 and len(rows[end].items) == 1 and len(rows[end - 1].items) == 1
 
 
 def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
@@ -127,6 +159,7 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
         and rows[end].table is None
         and rows[end].top - rows[end - 1].bottom < 2.5 * text_height
         and not _starts_item_rows(rows, start, end)
+        and not _address_lines(rows, end)
         and column_gaps(rows[start : end + 1], text_height)
     ):
         end += 1

@@ -28,7 +28,8 @@ from desktop.core.errors import describe
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
-from desktop.core.ocr.text_boxes import crop_line, text_quads
+from desktop.core.ocr.text_boxes import crop_lines, text_quads
+from desktop.core.ocr.wide_gaps import capital_height, line_fragments, with_margin
 
 REC_HEIGHT = 48  # the recognition model's input height
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
@@ -40,7 +41,10 @@ REC_WIDTH_STEP = 128
 # width (which cost more than batching saved: batches of 8 were 15% slower).
 REC_BATCH = 1
 MIN_CONFIDENCE = 0.5  # rapidocr's default text_score: below it, reads are mostly noise
+MARGIN_FLOOR = 0.4  # a read a margin may change to another text (PpOcr._read_with_margins)
 DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
+# A line's text, confidence, and the crop column of each character (None when not kept).
+Read = tuple[str, float, np.ndarray | None]
 
 
 @dataclass(frozen=True)
@@ -102,18 +106,39 @@ class PpOcr:
         below MIN_CONFIDENCE (often a script the recognizer has no characters for) are left
         out, and appended to `unsure` when it is given."""
         quads = self.detect(bgr, settings)
-        crops = [crop_line(bgr, quad) for quad in quads]
+        crops = crop_lines(bgr, quads)
         if self._cls is not None:
             crops = self._upright(crops)
-        reads = self.recognize_lines(crops)
+        reads = self._read_with_margins(crops)
+        capital = capital_height([text for text, _, _ in reads], crops)
         kept: list[TextFragment] = []
-        for quad, (text, score) in zip(quads, reads, strict=True):
-            fragment = TextFragment(text, tuple(map(tuple, quad.tolist())), score)
+        for quad, crop, read in zip(quads, crops, reads, strict=True):
+            text, score, _ = read
             if score >= MIN_CONFIDENCE and text.strip():
-                kept.append(fragment)
+                kept += line_fragments(quad, crop, read, capital)
             elif unsure is not None:
-                unsure.append(fragment)
+                unsure.append(TextFragment(text, tuple(map(tuple, quad.tolist())), score))
         return kept
+
+    def read_crops(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+        """(text, confidence) of line crops, a short one read with a margin where that is
+        surer."""
+        return [(text, score) for text, score, _ in self._read_with_margins(list(crops))]
+
+    def _read_with_margins(self, crops: list[np.ndarray]) -> list[Read]:
+        """`_read_lines`; a crop of one or two characters is read again with a margin
+        (`with_margin`) and the surer read kept: a lone dash went from 0.34 to 0.6-0.9. It
+        may change the text only over a read that saw a glyph (MARGIN_FLOOR): a chart's
+        marker read as "R" at 0.26 became "9" at 0.82, a toggle's knob a dot, then "O"."""
+        widened = {
+            i: wide for i, crop in enumerate(crops) if (wide := with_margin(crop)) is not crop
+        }
+        reads = self._read_lines([*crops, *widened.values()])
+        for index, (text, score, _) in zip(widened, reads[len(crops) :], strict=True):
+            plain, plain_score, _ = reads[index]
+            if score > plain_score and (text == plain or plain_score >= MARGIN_FLOOR):
+                reads[index] = text, score, None  # the margin moved its columns
+        return reads[: len(crops)]
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
         """Text line quadrilaterals (4x2 float32, clockwise from top-left) in image pixels.
@@ -158,22 +183,26 @@ class PpOcr:
             quads.append(quad.astype(np.float32))
         return quads, heights
 
-    def recognize_lines(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+    def _read_lines(self, crops: Sequence[np.ndarray]) -> list[Read]:
         """`recognize`, with crops wider than the recognizer's cap read in pieces and joined
-        (the piece reads' mean confidence, weighted by their lengths)."""
+        (the piece reads' mean confidence, weighted by their lengths); with the crop column
+        of each character of a read of two or more that was read in one piece (else None)."""
         pieces, owners = [], []
         for owner, crop in enumerate(crops):
             for piece in split_wide_crop(crop, REC_HEIGHT):
                 pieces.append(piece)
                 owners.append(owner)
-        joined: list[list[tuple[str, float]]] = [[] for _ in crops]
-        for owner, read in zip(owners, self.recognize(pieces), strict=True):
+        joined: list[list[Read]] = [[] for _ in crops]
+        for owner, read in zip(owners, self._recognize(pieces), strict=True):
             joined[owner].append(read)
         return [_join_reads(reads) for reads in joined]
 
     def recognize(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """(text, confidence) for each BGR line crop, in the order given."""
-        results: list[tuple[str, float]] = [("", 0.0)] * len(crops)
+        return [(text, score) for text, score, _ in self._recognize(crops)]
+
+    def _recognize(self, crops: Sequence[np.ndarray]) -> list[Read]:
+        results: list[Read] = [("", 0.0, None)] * len(crops)
         pending = recognizer_inputs(crops)
         take = threading.Lock()
 
@@ -188,7 +217,12 @@ class PpOcr:
                 indices, tensor = batch
                 request.infer([tensor])  # releases the GIL
                 for index, scores in zip(indices, request.get_output_tensor().data, strict=True):
-                    results[index] = ctc_greedy_decode(scores, self._alphabet, logits=self._logits)
+                    text, score, steps = ctc_decode(scores, self._alphabet, logits=self._logits)
+                    columns = None
+                    if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
+                        steps = (steps + 0.5) * tensor.shape[-1] / len(scores)  # tensor columns
+                        columns = steps * crops[index].shape[1] / _rec_width(crops[index])
+                    results[index] = text, score, columns
 
         list(self._workers.map(work, self._rec_requests))
         return results
@@ -274,28 +308,37 @@ def ctc_greedy_decode(
     With logits, the probability is computed for the emitted steps only: the full softmax
     over the 18,710 characters at every step cost the model 14% of its time.
     """
+    text, score, _ = ctc_decode(scores, alphabet, logits=logits)
+    return text, score
+
+
+def ctc_decode(
+    scores: np.ndarray, alphabet: Sequence[str], *, logits: bool
+) -> tuple[str, float, np.ndarray]:
+    """`ctc_greedy_decode`, and the step at which each character was emitted."""
     best = scores.argmax(axis=1)
     emitted = best != 0
     emitted[1:] &= best[1:] != best[:-1]
     text = "".join(alphabet[index] for index in best[emitted])
+    steps = np.flatnonzero(emitted)
     if not text:
-        return "", 0.0
+        return "", 0.0, steps
     chosen = scores[emitted]
     if logits:
         top = chosen.max(axis=1, keepdims=True)
         probabilities = 1.0 / np.exp(chosen - top).sum(axis=1)
     else:
         probabilities = chosen.max(axis=1)
-    return text, float(probabilities.mean())
+    return text, float(probabilities.mean()), steps
 
 
-def _join_reads(reads: list[tuple[str, float]]) -> tuple[str, float]:
+def _join_reads(reads: list[Read]) -> Read:
     if len(reads) == 1:
         return reads[0]
-    text = "".join(text for text, _ in reads)
-    weight = sum(len(text) for text, _ in reads)
-    score = sum(len(text) * score for text, score in reads) / weight if weight else 0.0
-    return text, score
+    text = "".join(text for text, _, _ in reads)
+    weight = sum(len(text) for text, _, _ in reads)
+    score = sum(len(text) * score for text, score, _ in reads) / weight if weight else 0.0
+    return text, score, None
 
 
 def _drop_final_softmax(model: ov.Model) -> bool:

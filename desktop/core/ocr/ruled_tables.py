@@ -14,12 +14,19 @@ from desktop.core.ocr.models import Box
 RULE_COVERAGE = 0.6
 # Grey-level difference across a vertical run above which it is the edge of a filled area.
 FILL_EDGE_CONTRAST = 40
+# Pixels inside and outside a one-cell box compared to tell an outline from a filled band.
+FRAME_SAMPLE = 4
 
 
 @dataclass(frozen=True)
 class TableGrid:
     xs: tuple[int, ...]  # x of each vertical rule, left to right
     ys: tuple[int, ...]  # y of each horizontal rule, top to bottom
+
+    @property
+    def is_frame(self) -> bool:
+        """One cell: a box drawn around a block of text, not a table."""
+        return len(self.xs) == 2 and len(self.ys) == 2
 
     @property
     def box(self) -> Box:
@@ -35,7 +42,8 @@ class TableGrid:
 
 
 def find_table_grids(gray: np.ndarray) -> list[TableGrid]:
-    """Grids of at least 2 x 2 cells in a greyscale uint8 image (dark or light theme)."""
+    """Grids of at least 2 x 2 cells in a greyscale uint8 image (dark or light theme), and
+    frames (one cell: a box drawn around a block, read as a block of its own)."""
     ink = _ink_mask(gray)
     height, width = gray.shape
     # Kernels longer than any glyph stroke: only rules survive the opening.
@@ -55,9 +63,30 @@ def find_table_grids(gray: np.ndarray) -> list[TableGrid]:
         ys = _rule_positions(horizontal[window].sum(axis=1) / 255, box_width, top)
         xs = _rule_positions(vertical[window].sum(axis=0) / 255, box_height, left)
         xs = [x for x in xs if not _is_fill_edge(gray, vertical, x)]
-        if len(xs) >= 3 and len(ys) >= 3:
+        if (len(xs) >= 3 and len(ys) >= 3) or (
+            len(xs) == 2 and len(ys) == 2 and _is_outline(gray, xs, ys)
+        ):
             grids.append(TableGrid(xs=tuple(xs), ys=tuple(ys)))
     return grids
+
+
+def _is_outline(gray: np.ndarray, xs: list[int], ys: list[int]) -> bool:
+    """A box drawn as an outline, the same paper inside and out; not the edges of a filled
+    band (a table's shaded header row)."""
+    (left, right), (top, bottom) = xs, ys
+    if right - left < 2 * FRAME_SAMPLE or bottom - top < 2 * FRAME_SAMPLE:
+        return False
+    inside = gray[
+        top + FRAME_SAMPLE : bottom - FRAME_SAMPLE, left + FRAME_SAMPLE : right - FRAME_SAMPLE
+    ]
+    outer = gray[
+        max(top - FRAME_SAMPLE, 0) : bottom + FRAME_SAMPLE + 1,
+        max(left - FRAME_SAMPLE, 0) : right + FRAME_SAMPLE + 1,
+    ]
+    ring = np.concatenate(
+        [outer[:2].ravel(), outer[-2:].ravel(), outer[:, :2].ravel(), outer[:, -2:].ravel()]
+    )
+    return abs(float(np.median(inside)) - float(np.median(ring))) <= FILL_EDGE_CONTRAST / 4
 
 
 def _is_fill_edge(gray: np.ndarray, vertical: np.ndarray, x: int) -> bool:

@@ -16,11 +16,18 @@ BOX_THRESHOLD = 0.5  # mean probability a candidate box needs
 UNCLIP_RATIO = 1.6  # how far a box grows back past the shrunk text kernel the model predicts
 MAX_CANDIDATES = 1000
 MIN_SIDE = 3  # pixels; smaller candidates are noise
+# A crop is vertical text when it is this many times the page's median line height tall.
+VERTICAL_LINE = 1.6
+# A candidate below BOX_THRESHOLD is looked at again at this threshold: a lone digit joined to
+# the next column by a faint bridge of probability ("4   Laptop stand", a right-aligned Qty
+# cell 16 px from its neighbour) made one candidate whose mean fell to 0.4, and the digit was
+# lost. Its strong core alone is a box of its own.
+CORE_THRESHOLD = 0.6
 
 
-def text_quads(probability: np.ndarray) -> list[np.ndarray]:
+def text_quads(probability: np.ndarray, threshold: float = THRESHOLD) -> list[np.ndarray]:
     """4x2 float32 quadrilaterals (clockwise from top-left) around the text in an H x W map."""
-    mask = cv2.dilate((probability > THRESHOLD).astype(np.uint8), np.ones((2, 2), np.uint8))
+    mask = cv2.dilate((probability > threshold).astype(np.uint8), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     height, width = probability.shape
     quads = []
@@ -30,6 +37,8 @@ def text_quads(probability: np.ndarray) -> list[np.ndarray]:
             continue
         corners = cv2.boxPoints((centre, (box_width, box_height), angle))
         if _mean_inside(probability, corners) < BOX_THRESHOLD:
+            if threshold < CORE_THRESHOLD:
+                quads += _strong_cores(probability, contour)
             continue
         # Growing a rectangle by a rounded offset and taking the bounding rectangle again
         # (PaddleOCR's "unclip") is the same as widening each side by the offset.
@@ -45,17 +54,42 @@ def text_quads(probability: np.ndarray) -> list[np.ndarray]:
     return quads
 
 
-def crop_line(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The quadrilateral's pixels warped to an upright rectangle; tall crops turn sideways
-    (vertical text reads left to right then)."""
-    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
-    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+def _strong_cores(probability: np.ndarray, contour: np.ndarray) -> list[np.ndarray]:
+    """The boxes of a weak candidate's strongly probable parts, in the map's pixels."""
+    left, top, width, height = cv2.boundingRect(contour)
+    inside = np.zeros((height, width), np.uint8)
+    cv2.drawContours(inside, [contour - [left, top]], -1, 1, thickness=cv2.FILLED)
+    window = probability[top : top + height, left : left + width] * inside
+    return [quad + [left, top] for quad in text_quads(window, CORE_THRESHOLD)]
+
+
+def crop_lines(image: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """`crop_line` for each quadrilateral. A lone glyph boxed taller than wide (a dash in a
+    6 x 10 px box) is no vertical line: turned sideways, it read as "1". A vertical line is
+    two glyphs tall or more."""
+    sides = [min(crop_shape(quad)) for quad in quads]
+    min_turn = VERTICAL_LINE * float(np.median(sides)) if sides else 0.0
+    return [crop_line(image, quad, min_turn) for quad in quads]
+
+
+def crop_line(image: np.ndarray, quad: np.ndarray, min_turn: float = 0.0) -> np.ndarray:
+    """The quadrilateral's pixels warped to an upright rectangle; tall crops, at least
+    `min_turn` pixels tall, turn sideways (vertical text reads left to right then)."""
+    height, width = crop_shape(quad)
     target = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
     transform = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     crop = cv2.warpPerspective(
         image, transform, (width, height), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC
     )
-    return np.rot90(crop) if crop.shape[0] >= 1.5 * crop.shape[1] else crop
+    turn = crop.shape[0] >= 1.5 * crop.shape[1] and crop.shape[0] >= min_turn
+    return np.rot90(crop) if turn else crop
+
+
+def crop_shape(quad: np.ndarray) -> tuple[int, int]:
+    """(height, width) of the crop `crop_line` cuts for a quadrilateral, before any turn."""
+    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
+    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    return height, width
 
 
 def _mean_inside(probability: np.ndarray, corners: np.ndarray) -> float:
