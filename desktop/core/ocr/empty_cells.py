@@ -57,7 +57,7 @@ def _column_spans(table: OcrTable) -> list[tuple[int, int] | None]:
     """Each column's extent: from the leftmost to the rightmost of its filled cells."""
     spans: list[tuple[int, int] | None] = []
     for column in range(len(table.rows[0])):
-        boxes = [row[column] for row in table.cell_boxes if row[column] is not None]
+        boxes = [box for row in table.cell_boxes if (box := row[column]) is not None]
         spans.append((min(b[0] for b in boxes), max(b[2] for b in boxes)) if boxes else None)
     return spans
 

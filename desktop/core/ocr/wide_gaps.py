@@ -64,7 +64,7 @@ def ink_columns(crop: np.ndarray) -> np.ndarray:
     threshold, _ = cv2.threshold(band, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     dark = band <= threshold
     ink = dark if dark.mean() < 0.5 else ~dark  # the text is the minority either way round
-    return ink.any(axis=0)
+    return np.asarray(ink.any(axis=0))
 
 
 def text_rows(crop: np.ndarray, *, ruled: bool = False) -> tuple[float, float] | None:
@@ -137,6 +137,7 @@ def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]
     gaps = wide_gaps(inked, text, ink_height(crop)) if xs is not None else []
     parts, start, left = [], 0, inked[0] - margin
     for gap_start, gap_end in gaps:
+        assert xs is not None  # gaps are only looked for with the characters' positions
         cut = int(np.count_nonzero(xs < (gap_start + gap_end) / 2))
         if not text[start:cut].strip() or not text[cut:].strip():
             continue  # no character on one side: the recognizer read nothing there
