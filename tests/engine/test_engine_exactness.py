@@ -30,7 +30,7 @@ def hf_model(tiny_checkpoint):
 
 @pytest.fixture(scope="module")
 def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
+    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT, skip_repeats=False))
 
 
 def hf_generate(model, ids, prepared_images, new_tokens=NEW_TOKENS):
