@@ -58,6 +58,13 @@ class AnswerStats:
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
 
+    def image_tokens(self) -> str:
+        """ "432 of 880 image tokens kept" when repeated blocks were skipped, "880 image
+        tokens" when not, "" for a turn without images."""
+        if self.visual_tokens < self.visual_tokens_full:
+            return f"{self.visual_tokens} of {self.visual_tokens_full} image tokens kept"
+        return f"{self.visual_tokens} image tokens" if self.visual_tokens else ""
+
     def close(
         self, generated: int, context: int, started: float, first_token_at: float | None, now: float
     ) -> None:
