@@ -29,6 +29,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "vlm_bench.py": ([], True),
     "ahead_bench.py": ([], True),
     "decode_bench.py": ([], True),
+    "prune_bench.py": ([], True),
     "api_bench.py": ([], True),
     "grounding_bench.py": ([], True),
     "draft_bench.py": ([], False),
