@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import children  # noqa: E402  (bench/ is on sys.path)
+import smoke  # noqa: E402
 import vlm_bench  # noqa: E402
 from results import publish  # noqa: E402
 
@@ -228,20 +229,13 @@ def main() -> int:
     parser.add_argument("--sizes", nargs="*", default=None, help="subset of the image sizes")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch fp32's TTFT")
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    parser.add_argument("--smoke", action="store_true", help="tiny model, seconds, no write")
-    parser.add_argument("--smoke-model", type=Path, help="converted tiny model (with --smoke)")
-    parser.add_argument("--smoke-checkpoint", type=Path, help="its checkpoint (with --smoke)")
+    smoke.add_smoke_options(parser)
     args = parser.parse_args()
+    checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)
+    runs = [r for r in RUNS if not args.sizes or r[0] in args.sizes]
+    seeds, styles = (1, 3) if args.smoke else (2, 0)  # 3 styles: 0 is all of them
     if args.smoke:
-        if not (args.smoke_model and args.smoke_checkpoint):
-            parser.error("--smoke needs --smoke-model and --smoke-checkpoint")
-        checkpoint, ir, seeds, runs = args.smoke_checkpoint, args.smoke_model, 1, RUNS[:1]
-        styles = 3
-    else:
-        args.cache.mkdir(parents=True, exist_ok=True)
-        checkpoint, ir = vlm_bench.prepare_models(args.cache, quick=False)
-        seeds, runs = 2, [r for r in RUNS if not args.sizes or r[0] in args.sizes]
-        styles = 0
+        runs = RUNS[:1]
     kept = children.run_child(__file__, "kept", ir, seeds, styles)
     print("kept", kept, flush=True)
     measured: dict = {}
