@@ -30,6 +30,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "ahead_bench.py": ([], True),
     "decode_bench.py": ([], True),
     "prune_bench.py": ([], True),
+    "prune_fp32_check.py": ([], True),
     "api_bench.py": ([], True),
     "grounding_bench.py": ([], True),
     "draft_bench.py": ([], False),

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
-from pruned_reference import keep_units_loop
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.engine.pruning import keep_mask, kept_patch_rows, kept_units, unit_grid
 from desktop.core.engine.vision import prepare_image
 from desktop.core.images import load_image
+from devkit.pruned_reference import keep_units_loop
 from devkit.tiny_models import EXACT
 
 SHORT = GenerationSettings(max_new_tokens=6, ignore_eos=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageOps
-from pruned_reference import full_prompt, generate_pruned
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.engine.vision import prepare_image
 from desktop.core.images import load_image
+from devkit.pruned_reference import full_prompt, generate_pruned
 from devkit.tiny_models import EXACT
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,5 @@
-"""PixelPrune applied the reference's way on transformers' Qwen3-VL, for the exactness tests.
+"""PixelPrune applied the reference's way on transformers' Qwen3-VL: the exactness tests' and
+bench/prune_fp32_check.py's reference.
 
 Independent of DeskLens's pruning code: the keep decision is a plain loop over the merge units of
 the normalised pixel_values (the reference's anchored form); the vision tower runs patch embedding,
