@@ -204,7 +204,7 @@ def test_chat_reads_attached_images_while_the_question_is_typed(tiny_ir, sample_
     held = engine.language.kv_length
     ahead.finish()
     answer = engine.ask(conversation, "What is the total?", [image], settings)
-    assert held > engine.count_visual_tokens(image)
+    assert held > answer.stats.visual_tokens > 0  # the image's kept tokens were read ahead
     assert (
         answer.stats.images_cached == 1
         and answer.stats.input_tokens == len(engine.last_sequence) - held
