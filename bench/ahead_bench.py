@@ -2,6 +2,7 @@
 """Answer ahead: Send -> first token when the images were read while the question was typed.
 
     python bench/ahead_bench.py --write      # Qwen3-VL-2B shape, random weights (~15 min here)
+    python bench/ahead_bench.py --smoke --smoke-model DIR --smoke-checkpoint DIR  # seconds
 
 Same random-weight model of the real size as bench/vlm_bench.py (built once, cached). For each
 screenshot size, in one process: today's path (attach, then Send at once, no preparation), and
@@ -26,12 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import children  # noqa: E402  (bench/ is on sys.path)
+import smoke  # noqa: E402
 import vlm_bench  # noqa: E402
 from results import publish  # noqa: E402
 
 HEADING = "## Answer ahead: reading images while the question is typed"
 QUESTION = "What is the total amount?"
 TYPING_S = (0.0, 5.0, 15.0)
+SMOKE_TYPING_S = (0.0,)
 CHUNKS = (64, 128, 256, 512, 0)  # 0: the whole prompt in one call
 NEW_TOKENS = 8  # only the first token matters here
 
@@ -88,16 +91,19 @@ def send_after(engine, image, typing_s: float | None) -> dict:
     }
 
 
-def child_ahead(model: str, size: str) -> dict:
+def child_ahead(model: str, size: str, typing: str = "") -> dict:
+    """`typing`: the typing times, comma-separated ("" for TYPING_S)."""
     from desktop.core.chat import Conversation
 
     engine = _engine(model)
     variant = iter(range(100))
     today = engine.ask(Conversation(), QUESTION, [_image(size, next(variant))], _settings())
     stats = today.stats
+    tokens = f"{stats.visual_tokens} of {stats.visual_tokens_full}"
     rows = {"today_ttft_s": stats.ttft_s, "today_vision_s": stats.vision_s,
-            "today_prefill_s": stats.prefill_s, "visual_tokens": stats.visual_tokens}  # fmt: skip
-    for typing_s in (*TYPING_S, None):
+            "today_prefill_s": stats.prefill_s, "visual_tokens": tokens}  # fmt: skip
+    times = tuple(float(t) for t in typing.split(",")) if typing else TYPING_S
+    for typing_s in (*times, None):
         engine.reset()
         rows[f"T={typing_s}"] = send_after(engine, _image(size, next(variant)), typing_s)
     return rows
@@ -215,17 +221,20 @@ CHILDREN = {
 }
 
 
-def report(sizes: list[str], runs: dict, torch: dict, command: str) -> str:
+def report(
+    sizes: list[str], runs: dict, torch: dict, command: str, typing: tuple[float, ...] = TYPING_S
+) -> str:
+    typed = " | ".join(f"typed {t:g} s" for t in typing)
     lines = [
         HEADING,
         "",
-        f"Command: `{command}` (Qwen3-VL-2B shape, random weights, INT8, {os.cpu_count()} "
+        f"Command: `{command}` ({_model_words(command)}, INT8, {os.cpu_count()} "
         f"cores, default image budget, single runs, all measured end to end in one run). "
         "Send -> first token includes waiting for the cancelled preparation's current step.",
         "",
-        "| image | visual tokens | today (no preparation) | typed 0 s | typed 5 s | typed 15 s "
+        f"| image | visual tokens (kept of all) | today (no preparation) | {typed} "
         "| typed until ready | preparation (vision + prefill) |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|" + "---|" * len(typing) + "---|---|",
     ]
     for size in sizes:
         r = runs[size]["ahead"]
@@ -233,7 +242,7 @@ def report(sizes: list[str], runs: dict, torch: dict, command: str) -> str:
             lines.append(f"| {size} | error: {r['error']} |||||||")
             continue
         ready = r["T=None"]
-        cells = [f"{r[f'T={t}']['send_to_first_s']:.2f} s" for t in TYPING_S]
+        cells = [f"{r[f'T={t}']['send_to_first_s']:.2f} s" for t in typing]
         cells.append(f"**{ready['send_to_first_s']:.2f} s** (typed {ready['typing_s']:.1f} s)")
         lines.append(
             f"| {size} | {r['visual_tokens']} | {r['today_ttft_s']:.2f} s | "
@@ -248,8 +257,9 @@ def report(sizes: list[str], runs: dict, torch: dict, command: str) -> str:
             torch_cell += f" ({torch['ttft_s']:.1f} s)"
         ready_ratio = ready["send_to_first_s"] / r["today_ttft_s"]
         lines.append(
-            f"| {size} | **ratios** | | {t0:.2f}x today | | | "
-            f"{ready_ratio:.3f}x today{torch_cell} | |"
+            f"| {size} | **ratios** | | {t0:.2f}x today | "
+            + "| " * (len(typing) - 1)
+            + f"{ready_ratio:.3f}x today{torch_cell} | |"
         )
     lines += ["", "Reopened two-turn chat (restart: empty KV state, empty image cache), first "
               "follow-up question:", "", "| image | cold | with background preparation | "
@@ -268,6 +278,10 @@ def report(sizes: list[str], runs: dict, torch: dict, command: str) -> str:
     lines += ["", *_chunk_lines(runs[sizes[0]]["chunks"], sizes[0])]
     lines += ["", *_other_lines(runs[sizes[0]], sizes[0])]
     return "\n".join(lines)
+
+
+def _model_words(command: str) -> str:
+    return "tiny test model" if "--smoke" in command else "Qwen3-VL-2B shape, random weights"
 
 
 def _chunk_lines(r: dict, size: str) -> list[str]:
@@ -306,15 +320,21 @@ def main() -> int:
     parser.add_argument("--sizes", nargs="*", default=["1280x720", "1920x1080"])
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch's reference TTFT")
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
+    smoke.add_smoke_options(parser)
     args = parser.parse_args()
-    args.cache.mkdir(parents=True, exist_ok=True)
-    checkpoint, ir = vlm_bench.prepare_models(args.cache, quick=False)
+    checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)
+    typing = SMOKE_TYPING_S if args.smoke else TYPING_S
+    if args.smoke:
+        args.sizes = args.sizes[:1]
     runs: dict = {}
     for index, size in enumerate(args.sizes):
         runs[size] = {
             kind: children.run_child(__file__, kind, ir, size)
-            for kind in ("ahead", "reopened", *(("chunks", "ocr") if index == 0 else ()))
+            for kind in ("reopened", *(("chunks", "ocr") if index == 0 else ()))
         }
+        runs[size]["ahead"] = children.run_child(
+            __file__, "ahead", ir, size, ",".join(map(str, typing))
+        )
         if index == 0:
             runs[size]["memory"] = {
                 mode: children.run_child(__file__, "memory", ir, size, mode)
@@ -325,9 +345,10 @@ def main() -> int:
     if not args.no_torch and "1280x720" in args.sizes:
         torch = children.run_child(vlm_bench.__file__, "torch", checkpoint, "1280x720", 0)
         print("torch", torch, flush=True)
-    command = "python bench/ahead_bench.py" + (" --write" if args.write else "")
-    text = report(args.sizes, runs, torch, command)
-    publish(HEADING, text, args.write)
+    command = "python bench/ahead_bench.py" + (" --smoke" if args.smoke else "")
+    command += " --write" if args.write else ""
+    text = report(args.sizes, runs, torch, command, typing)
+    publish(HEADING, text, args.write and not args.smoke)
     return 0
 
 

@@ -3,6 +3,7 @@
 and decode speed end to end with no drafts, always-wrong drafts and always-right drafts.
 
     python bench/decode_bench.py --write     # Qwen3-VL-2B shape, random weights (~10 min here)
+    python bench/decode_bench.py --smoke --smoke-model DIR --smoke-checkpoint DIR  # seconds
 
 Same random-weight model of the real size as bench/vlm_bench.py. Random weights cannot write a
 real answer, so acceptance on real text is measured by bench/draft_bench.py (OCR drafts against
@@ -26,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import children  # noqa: E402  (bench/ is on sys.path)
+import smoke  # noqa: E402
 import vlm_bench  # noqa: E402
 from results import publish  # noqa: E402
 
@@ -70,13 +72,14 @@ def _ms(work, repeat: int = REPEAT, after=None) -> float:
     return 1000 * statistics.median(times)
 
 
-def child_verify(model: str) -> dict:
+def child_verify(model: str, contexts: str = "") -> dict:
     """ms per language-model call feeding n tokens (logits for all n) at each context; then
-    what a rejection costs when cut from the state vs masked out, at 2,000 tokens."""
+    what a rejection costs when cut from the state vs masked out, at 2,000 tokens.
+    `contexts`: comma-separated lengths ("" for CONTEXTS)."""
     engine = _load(model)
     language = engine.language
     costs: dict = {}
-    for length in CONTEXTS:
+    for length in tuple(int(c) for c in contexts.split(",")) if contexts else CONTEXTS:
         _context(engine, length)
         costs[str(length)] = {
             str(n): _ms(
@@ -143,7 +146,7 @@ class RightDrafts:
         self.stats.accepted += accepted
 
 
-def child_e2e(model: str, size: str) -> dict:
+def child_e2e(model: str, size: str, rounds: str = "2") -> dict:
     from desktop.core.chat import Conversation, GenerationSettings
     from desktop.core.images import load_image
 
@@ -176,7 +179,7 @@ def child_e2e(model: str, size: str) -> dict:
     for k in PERFECT_K:
         modes[f"right k={k}"] = lambda k=k: run(lambda r: RightDrafts(plain["ids"], k))
     results: dict = {name: [] for name in modes}
-    for _ in range(2):  # interleaved, so that drift in the machine hits every mode alike
+    for _ in range(int(rounds)):  # interleaved: drift in the machine hits every mode alike
         for name, work in modes.items():
             results[name].append(work())
     summary = {}
@@ -201,10 +204,12 @@ CHILDREN = {"verify": child_verify, "e2e": child_e2e}
 
 
 def report(verify: dict, e2e: dict, genai: dict, floor: float, size: str, command: str) -> str:
+    smoked = "--smoke" in command
+    model_words = "tiny test model" if smoked else "Qwen3-VL-2B shape, random weights"
     lines = [
         HEADING,
         "",
-        f"Command: `{command}` (Qwen3-VL-2B shape, random weights, INT8, {os.cpu_count()} cores, "
+        f"Command: `{command}` ({model_words}, INT8, {os.cpu_count()} cores, "
         f"one run). INT8 decode floor of this machine: {floor:.1f} tok/s.",
         "",
     ]
@@ -260,23 +265,28 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
     parser.add_argument("--size", default="1280x720", choices=list(vlm_bench.SIZES))
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
+    smoke.add_smoke_options(parser)
     args = parser.parse_args()
-    args.cache.mkdir(parents=True, exist_ok=True)
-    _, ir = vlm_bench.prepare_models(args.cache, quick=False)
+    _, ir = smoke.models(args, parser, vlm_bench.prepare_models)
+    gib = 0.0625 if args.smoke else 1.0
     floor = (
-        vlm_bench.memory_bandwidth_gbs() * 1e9 / (ir / "openvino_language_model.bin").stat().st_size
+        vlm_bench.memory_bandwidth_gbs(gib)
+        * 1e9
+        / (ir / "openvino_language_model.bin").stat().st_size
     )
-    verify = children.run_child(__file__, "verify", ir)
+    # Smoke: one short context, one round, no VLMPipeline; verify_costs.json stays as it is.
+    verify = children.run_child(__file__, "verify", ir, "300" if args.smoke else "")
     print("verify", verify, flush=True)
-    e2e = children.run_child(__file__, "e2e", ir, args.size)
+    e2e = children.run_child(__file__, "e2e", ir, args.size, 1 if args.smoke else 2)
     print("e2e", e2e, flush=True)
-    genai = children.run_child(vlm_bench.__file__, "genai", ir, args.size, 0)
+    genai = {} if args.smoke else children.run_child(vlm_bench.__file__, "genai", ir, args.size, 0)
     print("genai", genai, flush=True)
-    if "costs" in verify:
+    if "costs" in verify and not args.smoke:
         COSTS.write_text(json.dumps(verify["costs"]["1000"], indent=1) + "\n")
-    command = "python bench/decode_bench.py" + (" --write" if args.write else "")
+    command = "python bench/decode_bench.py" + (" --smoke" if args.smoke else "")
+    command += " --write" if args.write else ""
     text = report(verify, e2e, genai, floor, args.size, command)
-    publish(HEADING, text, args.write)
+    publish(HEADING, text, args.write and not args.smoke)
     return 0
 
 

@@ -3,6 +3,7 @@
 
     python bench/vlm_bench.py            # Qwen3-VL-2B shape, random weights (~30 min here)
     python bench/vlm_bench.py --quick    # a small random model, a few minutes
+    python bench/vlm_bench.py --smoke --smoke-model DIR --smoke-checkpoint DIR  # seconds
 
 Builds (once, cached outside the repo) a random-weight checkpoint of the published shape, converts
 it with the project's convert.py (INT8), then measures each runtime in its own subprocess (so peak
@@ -26,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import children  # noqa: E402  (bench/ is on sys.path)
+import smoke  # noqa: E402
 from results import write_section  # noqa: E402
 
 NEW_TOKENS = 32
@@ -73,13 +75,15 @@ def peak_rss_gib() -> float:
 # -- children: each runtime in its own process ----------------------------------------------------
 
 
-def child_desklens(model: str, size: str, max_tokens: int | None) -> dict:
+def child_desklens(model: str, size: str, max_tokens: int | None, skip: bool = True) -> dict:
     from desktop.core.chat import Conversation, GenerationSettings
     from desktop.core.engine import EngineConfig, VLMEngine
     from desktop.core.images import load_image
 
     t0 = time.perf_counter()
-    config = EngineConfig(max_visual_tokens=max_tokens) if max_tokens else EngineConfig()
+    config = EngineConfig(skip_repeats=skip)
+    if max_tokens:
+        config.max_visual_tokens = max_tokens
     engine = VLMEngine.load(model, config)
     load_s = time.perf_counter() - t0
     image = load_image(document_screenshot(SIZES[size]))
@@ -92,6 +96,7 @@ def child_desklens(model: str, size: str, max_tokens: int | None) -> dict:
     return {
         "load_s": load_s,
         "visual_tokens": first.stats.visual_tokens,
+        "visual_tokens_full": first.stats.visual_tokens_full,
         "input_tokens": first.stats.input_tokens,
         "ttft_s": first.stats.ttft_s,
         "vision_s": first.stats.vision_s,
@@ -226,26 +231,25 @@ def _budget_arg(child):
 
 CHILDREN = {
     name: _budget_arg(child)
-    for name, child in (
-        ("desklens", child_desklens),
-        ("torch", child_torch),
-        ("genai", child_genai),
-        ("batch", child_batch),
-    )
+    for name, child in (("torch", child_torch), ("genai", child_genai), ("batch", child_batch))
 }
+# DeskLens with pruning ("skip repeated areas") on (1, the default) or off (0)
+CHILDREN["desklens"] = lambda target, size, budget, skip="1": child_desklens(
+    target, size, int(budget) or None, skip == "1"
+)
 
 
-def run_child(kind: str, target: str, size: str, max_tokens: int | None) -> dict:
-    return children.run_child(__file__, kind, target, size, max_tokens or 0)
+def run_child(kind: str, target: str, size: str, max_tokens: int | None, *more: object) -> dict:
+    return children.run_child(__file__, kind, target, size, max_tokens or 0, *more)
 
 
 # -- machine floors -------------------------------------------------------------------------------
 
 
-def memory_bandwidth_gbs() -> float:
+def memory_bandwidth_gbs(gib: float = 1.0) -> float:
     import numpy as np
 
-    src = np.ones(2**28 // 8 * 4, dtype=np.float64)  # 1 GiB
+    src = np.ones(int(gib * 2**30) // 8, dtype=np.float64)
     dst = np.empty_like(src)
     best = 0.0
     for _ in range(3):
@@ -306,11 +310,13 @@ def main() -> int:
     parser.add_argument("--no-genai", action="store_true", help="skip the VLMPipeline reference")
     parser.add_argument("--batch", type=int, default=4, help="screenshots extracted together")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    smoke.add_smoke_options(parser)
     args = parser.parse_args()
-    args.cache.mkdir(parents=True, exist_ok=True)
-    checkpoint, ir = prepare_models(args.cache, args.quick)
+    checkpoint, ir = smoke.models(args, parser, prepare_models)
+    if args.smoke:  # one size, no VLMPipeline, two screenshots side by side
+        args.sizes, args.no_genai, args.batch = ["1280x720"], True, 2
 
-    bandwidth, gflops = memory_bandwidth_gbs(), gemm_gflops()
+    bandwidth, gflops = memory_bandwidth_gbs(0.0625 if args.smoke else 1.0), gemm_gflops()
     lm_bytes = (ir / "openvino_language_model.bin").stat().st_size
     decode_floor = bandwidth * 1e9 / lm_bytes
     print(
@@ -322,22 +328,26 @@ def main() -> int:
     for size in args.sizes:
         torch_full = run_child("torch", str(checkpoint), size, None)
         ours_default = run_child("desklens", str(ir), size, None)
+        ours_no_skip = run_child("desklens", str(ir), size, None, 0)
         ours_full = run_child("desklens", str(ir), size, 16384)
         ours_fast = run_child("desklens", str(ir), size, FAST_BUDGET)
         genai = {} if args.no_genai else run_child("genai", str(ir), size, None)
-        rows.append((size, torch_full, ours_default, ours_full, ours_fast, genai))
+        rows.append((size, torch_full, ours_default, ours_no_skip, ours_full, ours_fast, genai))
         print(json.dumps({"size": size, "torch": torch_full, "desklens": ours_default,
-                          "desklens_full_res": ours_full, "desklens_fast": ours_fast,
-                          "genai": genai}), flush=True)  # fmt: skip
+                          "desklens_no_skip": ours_no_skip, "desklens_full_res": ours_full,
+                          "desklens_fast": ours_fast, "genai": genai}), flush=True)  # fmt: skip
     batch = run_child("batch", str(ir), args.sizes[0], args.batch)
     print(json.dumps({"batch": batch}), flush=True)
 
+    flag = " --smoke" if args.smoke else " --quick" if args.quick else ""
+    model = "tiny test model" if args.smoke else "small random model" if args.quick else (
+        "Qwen3-VL-2B shape, random weights")  # fmt: skip
     lines = [
         "## VLM: DeskLens engine vs PyTorch fp32 (and VLMPipeline)",
         "",
-        f"Command: `python bench/vlm_bench.py{' --quick' if args.quick else ''}` "
-        f"({'small random model' if args.quick else 'Qwen3-VL-2B shape, random weights'}, "
-        f"INT8 IR, {os.cpu_count()} cores, {NEW_TOKENS} new tokens, single runs).",
+        f"Command: `python bench/vlm_bench.py{flag}` ({model}, INT8 IR, {os.cpu_count()} cores, "
+        f"{NEW_TOKENS} new tokens, single runs). DeskLens skips repeated areas by default "
+        "(visual tokens: kept of all).",
         "",
         f"Machine: {bandwidth:.1f} GB/s copy bandwidth, {gflops:.0f} GFLOP/s f32 GEMM "
         f"(OpenVINO); INT8 LM weights {lm_bytes / 1e9:.2f} GB read per token -> decode floor "
@@ -347,36 +357,48 @@ def main() -> int:
         "follow-up TTFT | seen image TTFT | peak RSS |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for size, t, d, f, q, g in rows:
-        for label, r in (("PyTorch fp32 (full res)", t), ("DeskLens (default budget)", d),
-                         ("DeskLens (full res)", f), (f"DeskLens ({FAST_BUDGET} tokens)", q),
-                         ("VLMPipeline (defaults)", g)):  # fmt: skip
-            if not r:
-                continue
-            if "error" in r:
-                lines.append(f"| {size} | {label} | error: {r['error']} |||||||||")
-                continue
-            lines.append(
-                f"| {size} | {label} | {r.get('visual_tokens', '–')} | {fmt(r.get('load_s'))} | "
-                f"{fmt(r.get('ttft_s'))} | {fmt(r.get('vision_s'))} | {fmt(r.get('prefill_s'))} | "
-                f"{fmt(r.get('decode_tps'), 'tok/s')} | {fmt(r.get('followup_ttft_s'), 's', 2)} | "
-                f"{fmt(r.get('seen_image_ttft_s'), 's', 2)} | "
-                f"{fmt(r.get('peak_rss_gib'), 'GiB', 2)} |"
-            )
-        if "error" not in t and "error" not in d and "error" not in f:
-            lines.append(
-                f"| {size} | **ratios** | | | full res {f['ttft_s'] / t['ttft_s']:.2f}x, "
-                f"default {d['ttft_s'] / t['ttft_s']:.2f}x, {FAST_BUDGET} tokens "
-                f"{q.get('ttft_s', float('nan')) / t['ttft_s']:.2f}x PyTorch | | | "
-                f"{d['decode_tps'] / t['decode_tps']:.1f}x PyTorch, "
-                f"{d['decode_tps'] / decode_floor:.0%} of floor | "
-                f"{d['followup_ttft_s'] / d['ttft_s']:.1%} of first | "
-                f"vision {d['seen_image_vision_s']:.3f} s | |"
-            )
+    for row in rows:
+        lines += size_lines(*row, decode_floor)
     lines += ["", *batch_lines(batch, args.sizes[0])]
-    write_section("## VLM:", "\n".join(lines), args.out)
+    if not args.smoke:
+        write_section("## VLM:", "\n".join(lines), args.out)
     print("\n".join(lines))
     return 0
+
+
+def size_lines(size, t, d, n, f, q, g, decode_floor) -> list[str]:
+    lines = []
+    for label, r in (("PyTorch fp32 (full res)", t), ("DeskLens (default budget)", d),
+                     ("DeskLens (default budget, skip repeats off)", n),
+                     ("DeskLens (full res)", f), (f"DeskLens ({FAST_BUDGET} tokens)", q),
+                     ("VLMPipeline (defaults)", g)):  # fmt: skip
+        if not r:
+            continue
+        if "error" in r:
+            lines.append(f"| {size} | {label} | error: {r['error']} |||||||||")
+            continue
+        tokens = r.get("visual_tokens", "–")
+        if r.get("visual_tokens_full", tokens) != tokens:
+            tokens = f"{tokens} of {r['visual_tokens_full']}"
+        lines.append(
+            f"| {size} | {label} | {tokens} | {fmt(r.get('load_s'))} | "
+            f"{fmt(r.get('ttft_s'))} | {fmt(r.get('vision_s'))} | {fmt(r.get('prefill_s'))} | "
+            f"{fmt(r.get('decode_tps'), 'tok/s')} | {fmt(r.get('followup_ttft_s'), 's', 2)} | "
+            f"{fmt(r.get('seen_image_ttft_s'), 's', 2)} | "
+            f"{fmt(r.get('peak_rss_gib'), 'GiB', 2)} |"
+        )
+    if not any("error" in r for r in (t, d, n, f)):
+        lines.append(
+            f"| {size} | **ratios** | | | full res {f['ttft_s'] / t['ttft_s']:.2f}x, "
+            f"default {d['ttft_s'] / t['ttft_s']:.2f}x (skip repeats off "
+            f"{n['ttft_s'] / t['ttft_s']:.2f}x), {FAST_BUDGET} tokens "
+            f"{q.get('ttft_s', float('nan')) / t['ttft_s']:.2f}x PyTorch | | | "
+            f"{d['decode_tps'] / t['decode_tps']:.1f}x PyTorch, "
+            f"{d['decode_tps'] / decode_floor:.0%} of floor | "
+            f"{d['followup_ttft_s'] / d['ttft_s']:.1%} of first | "
+            f"vision {d['seen_image_vision_s']:.3f} s | |"
+        )
+    return lines
 
 
 def batch_lines(r: dict, size: str) -> list[str]:

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"[{answer.finish_reason}] {stats.generated_tokens} tokens, first token "
             f"{stats.ttft_s:.2f} s, {stats.tokens_per_s:.1f} tok/s, "
-            f"{stats.visual_tokens} visual tokens{drafted}",
+            f"{stats.image_tokens() or 'no images'}{drafted}",
             file=sys.stderr,
         )
     return exit_codes.OK

@@ -32,6 +32,9 @@ class GenerationSettings:
     json_schema: dict[str, Any] | None = None  # constrain the answer to JSON matching this schema
     ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
     draft: bool = True  # greedy answers verify drafts from the prompt and hints (same output)
+    # Leave out image blocks that repeat a neighbour pixel for pixel (engine/pruning.py);
+    # None: the engine's own setting (EngineConfig.skip_repeats, on by default).
+    skip_repeats: bool | None = None
 
 
 @dataclass
@@ -40,7 +43,8 @@ class AnswerStats:
     tokens_per_s: float = 0.0  # decode speed after the first token
     input_tokens: int = 0  # tokens this turn fed to the language model (new ones only)
     context_tokens: int = 0  # tokens held in the KV state after the answer
-    visual_tokens: int = 0  # visual tokens of this turn's images
+    visual_tokens: int = 0  # visual tokens of this turn's images (kept, when pruned)
+    visual_tokens_full: int = 0  # what those images cost without pruning
     vision_s: float = 0.0
     prefill_s: float = 0.0
     total_s: float = 0.0
@@ -53,6 +57,13 @@ class AnswerStats:
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
+
+    def image_tokens(self) -> str:
+        """ "432 of 880 image tokens kept" when repeated blocks were skipped, "880 image
+        tokens" when not, "" for a turn without images."""
+        if self.visual_tokens < self.visual_tokens_full:
+            return f"{self.visual_tokens} of {self.visual_tokens_full} image tokens kept"
+        return f"{self.visual_tokens} image tokens" if self.visual_tokens else ""
 
     def close(
         self, generated: int, context: int, started: float, first_token_at: float | None, now: float

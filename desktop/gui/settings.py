@@ -36,6 +36,8 @@ class AppSettings:
     # Read attached images (and a reopened chat) while the question is typed; off saves
     # battery, at the cost of a slower first answer.
     prepare_ahead: bool = True
+    # Leave out image blocks that repeat a neighbour pixel for pixel (engine/pruning.py).
+    skip_repeats: bool = True
     # An OpenAI-compatible server for this computer's programs (desktop/gui/local_api.py).
     local_api: bool = False
     local_api_port: int = DEFAULT_PORT
@@ -44,7 +46,7 @@ class AppSettings:
     capture_action: str = "copy"
 
     def engine_options(self) -> EngineOptions:
-        return EngineOptions(self.device, self.max_visual_tokens)
+        return EngineOptions(self.device, self.max_visual_tokens, self.skip_repeats)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class EngineOptions:
 
     device: str
     max_visual_tokens: int
+    skip_repeats: bool = True
 
 
 def _parse(raw: object, default: object) -> object:

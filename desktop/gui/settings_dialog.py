@@ -1,5 +1,5 @@
-"""Preferences: model folder, device, image detail, answer length, reading ahead, theme, font
-size, the local API."""
+"""Preferences: model folder, device, image detail, answer length, reading ahead, skipping
+repeated areas, theme, font size, the local API."""
 
 from __future__ import annotations
 
@@ -27,6 +27,15 @@ from desktop.gui.own_presets import OwnPresetsFlow
 from desktop.gui.presets_editor import PresetsRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
 from desktop.gui.widgets import ok_cancel_buttons, push_button
+
+# The published figures (PixelPrune, arXiv 2604.00886, Qwen3-VL-2B-Instruct): DeskLens cannot
+# measure answer quality with real weights on its own machines.
+SKIP_REPEATS_HELP = (
+    "Blocks of 32x32 pixels that are exact copies of a neighbour (white margins, flat "
+    "toolbars, empty table cells) are read once: a screenshot is read in a fraction of the "
+    "time, with the same pixels. Published for this model: OCRBench 86.9 -> 87.3, DocVQA "
+    "92.7 -> 92.0 (PixelPrune). Photos keep nearly every block. Changing it reloads the model."
+)
 
 
 def detail_text(tokens: int) -> str:
@@ -103,6 +112,11 @@ class SettingsDialog(QDialog):
         )
         self.prepare_check.setChecked(settings.prepare_ahead)
         form.addRow("Speed", self.prepare_check)
+        self.skip_check = QCheckBox("Skip repeated areas")
+        self.skip_check.setAccessibleName("Skip repeated areas")
+        self.skip_check.setToolTip(SKIP_REPEATS_HELP)
+        self.skip_check.setChecked(settings.skip_repeats)
+        form.addRow("", self.skip_check)
         self.capture_combo = capture_action_combo(settings.capture_action)
         form.addRow("Capture", self.capture_combo)
 
@@ -136,6 +150,7 @@ class SettingsDialog(QDialog):
             max_visual_tokens=DETAIL_LEVELS[self.detail_slider.value()],
             max_new_tokens=self.length_spin.value(),
             prepare_ahead=self.prepare_check.isChecked(),
+            skip_repeats=self.skip_check.isChecked(),
             theme=self.theme_combo.currentData(),
             font_size=self.font_spin.value(),
             local_api=self.api_row.enabled,

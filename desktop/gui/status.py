@@ -123,6 +123,8 @@ class StatusBar(QStatusBar):
 def stats_text(stats: AnswerStats) -> str:
     """The speed line of an answer; drafted tokens only when drafting ran."""
     text = f"TTFT {stats.ttft_s:.2f} s · {stats.tokens_per_s:.1f} tok/s"
+    if stats.image_tokens():
+        text += f" · {stats.image_tokens()}"
     if stats.drafted_tokens:
         text += f" · {stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted"
     return text

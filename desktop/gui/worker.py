@@ -83,7 +83,9 @@ class EngineWorker(QObject):
             from desktop.core.engine import EngineConfig, VLMEngine
 
             config = EngineConfig(
-                device=options.device, max_visual_tokens=options.max_visual_tokens
+                device=options.device,
+                max_visual_tokens=options.max_visual_tokens,
+                skip_repeats=options.skip_repeats,
             )
             engine = VLMEngine.load(folder, config)
         except ModelError as exc:

@@ -121,6 +121,20 @@ def test_json_schema_output_parses_and_matches(client, sample_image) -> None:
     assert answer.choices[0].finish_reason == "stop"
 
 
+def test_usage_counts_the_image_tokens_kept(client, engine, sample_image) -> None:
+    from desktop.core.engine.pruning import kept_units
+    from desktop.core.engine.vision import prepare_image
+
+    spec = engine.encoder.spec
+    prepared = prepare_image(sample_image, spec)
+    full_count, kept = prepared.visual_tokens, len(kept_units(prepared.pixels, spec.factor))
+    assert 0 < kept < full_count
+    messages = [user_message(QUESTION, sample_image)]
+    pruned = ask(client, messages, max_tokens=2)  # skipping repeated blocks is the default
+    full = ask(client, messages, max_tokens=2, extra_body={"skip_repeats": False})
+    assert full.usage.prompt_tokens - pruned.usage.prompt_tokens == full_count - kept
+
+
 def test_json_object_output_is_an_object(client, sample_image) -> None:
     answer = ask(
         client,
@@ -206,6 +220,7 @@ def test_unusable_content_is_a_400_that_says_why(client, content, words) -> None
         {"stop": ["a", "b", "c", "d", "e"]},
         {"response_format": {"type": "xml"}},
         {"tools": [{"type": "function", "function": {"name": "f"}}]},
+        {"extra_body": {"skip_repeats": "no"}},
     ],
 )
 def test_invalid_requests_are_400s(client, options) -> None:

@@ -29,6 +29,8 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "vlm_bench.py": ([], True),
     "ahead_bench.py": ([], True),
     "decode_bench.py": ([], True),
+    "prune_bench.py": ([], True),
+    "prune_fp32_check.py": ([], True),
     "api_bench.py": ([], True),
     "grounding_bench.py": ([], True),
     "draft_bench.py": (["--costs", "bench/verify_costs.json"], False),

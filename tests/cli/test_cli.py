@@ -18,7 +18,7 @@ def test_ask_streams_the_answer(models_dir, screenshot):
     result = desklens("ask", str(screenshot), "-q", "What is the total?", "--max-new-tokens", "8")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()  # the (gibberish) answer
-    assert "visual tokens" in result.stderr and "first token" in result.stderr
+    assert "image tokens kept" in result.stderr and "first token" in result.stderr
 
 
 def test_ask_json_prints_answer_and_stats(models_dir, screenshot, capsys):
@@ -28,6 +28,20 @@ def test_ask_json_prints_answer_and_stats(models_dir, screenshot, capsys):
     assert data["model"] == "tiny" and data["images"] == ["screenshot.png"]
     assert data["stats"]["generated_tokens"] <= 6 and data["stats"]["visual_tokens"] > 0
     assert data["finish_reason"] in ("eos", "length")
+
+
+def test_no_skip_repeats_reads_every_block(models_dir, screenshot, capsys):
+    counts = {}
+    for flags in ([], ["--no-skip-repeats"]):
+        code = main(
+            ["ask", str(screenshot), "-q", "Total?", "--json", "--max-new-tokens", "2", *flags]
+        )
+        assert code == 0
+        stats = json.loads(capsys.readouterr().out)["stats"]
+        counts[bool(flags)] = (stats["visual_tokens"], stats["visual_tokens_full"])
+    full = counts[True][1]
+    assert counts[True] == (full, full)  # everything read
+    assert 0 < counts[False][0] < full == counts[False][1]  # the page's white repeats
 
 
 def test_ask_each_answers_every_image_on_its_own(models_dir, screenshot, tmp_path, capsys):
@@ -193,7 +207,7 @@ def test_chat_reads_attached_images_while_the_question_is_typed(tiny_ir, sample_
     ahead.finish()
     request = AskRequest("What is the total?", (image,), settings, follow_up=True)
     answer = service.ask(request).answer
-    assert held > engine.count_visual_tokens(image)
+    assert held > answer.stats.visual_tokens > 0  # the image's kept tokens were read ahead
     assert (
         answer.stats.images_cached == 1
         and answer.stats.input_tokens == len(engine.last_sequence) - held

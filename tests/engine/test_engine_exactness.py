@@ -18,19 +18,8 @@ LOGITS_ATOL = 1e-4  # fp32 vs fp32 with different kernels: rounding only (seen: 
 
 
 @pytest.fixture(scope="module")
-def hf_model(tiny_checkpoint):
-    import torch
-    from transformers import Qwen3VLForConditionalGeneration
-
-    torch.manual_seed(0)
-    return Qwen3VLForConditionalGeneration.from_pretrained(
-        tiny_checkpoint, torch_dtype=torch.float32
-    ).eval()
-
-
-@pytest.fixture(scope="module")
 def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
+    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT, skip_repeats=False))
 
 
 def hf_generate(model, ids, prepared_images, new_tokens=NEW_TOKENS):

@@ -54,7 +54,7 @@ def test_prepared_answer_equals_the_unprepared_one_and_feeds_only_the_question(e
     conversation = Conversation()
     prep = engine.prepare(conversation, [a], SETTINGS)
     assert prep.status == "ready" and prep.stats.images_cached == 1  # the reference encoded it
-    assert prep.held_tokens == engine.language.kv_length > engine.count_visual_tokens(a)
+    assert prep.held_tokens == engine.language.kv_length > prep.stats.visual_tokens > 0
     answer = engine.ask(conversation, "What is the total?", [a], SETTINGS)
     assert answer.ok and conversation.turns[-1].answer_ids == expected
     assert answer.stats.images_cached == 1 and answer.stats.images_encoded == 0
@@ -126,7 +126,7 @@ def test_cancel_before_prefill_feeds_nothing(engine, images):
     cancel.set()
     prep = engine.prepare(Conversation(), [b], SETTINGS, cancel)
     assert prep.status == "cancelled" and engine.language.kv_length == 0
-    assert engine.encoder.cached(b.digest) is not None  # the vision call is not wasted
+    assert engine.encoder.cached(b.digest, True) is not None  # the vision call is not wasted
 
 
 @dataclass

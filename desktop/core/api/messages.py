@@ -89,7 +89,8 @@ def parse_chat(body: object) -> ChatCall:
 
 
 def generation_settings(body: dict) -> GenerationSettings:
-    """max_tokens, temperature, top_p, seed and response_format as the engine's settings."""
+    """max_tokens, temperature, top_p, seed, response_format and skip_repeats as the engine's
+    settings."""
     settings = GenerationSettings()
     limit = body.get("max_completion_tokens", body.get("max_tokens"))
     if limit is not None:
@@ -105,6 +106,8 @@ def generation_settings(body: dict) -> GenerationSettings:
     if body.get("seed") is not None:
         settings.seed = int(_number(body["seed"], "seed", -(2**63), 2**63 - 1, integer=True))
     settings.json_schema = json_schema(body.get("response_format"))
+    if body.get("skip_repeats") is not None:  # DeskLens's own: false reads every image block
+        settings.skip_repeats = _flag(body, "skip_repeats")
     return settings
 
 

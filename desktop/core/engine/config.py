@@ -43,6 +43,10 @@ class EngineConfig:
     # extra deviation from f32 (random weights: LM logits 8.4 -> 9.2 %, vision 1.7 -> 2.1 %).
     # None: the runtime's default; 0 turns it off (5x slower prefill).
     dynamic_quantization_group_size: int | None = 128
+    # Leave out image blocks (2x2 merge units, 32x32 px) that repeat a neighbour pixel for
+    # pixel (pruning.py): a screenshot's flat areas cost no vision or prefill time. A request's
+    # GenerationSettings.skip_repeats overrides it.
+    skip_repeats: bool = True
     # Warm-up at load: the runtime's weight preparation happens here instead of in the first
     # answer, and each mapped weight file is released after it (peak RSS 4.6 -> ~3.3 GiB).
     warm_up: bool = True

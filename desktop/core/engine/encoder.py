@@ -8,6 +8,7 @@ import numpy as np
 import openvino as ov
 from PIL import Image
 
+from desktop.core.engine.pruning import kept_patch_rows, kept_units
 from desktop.core.engine.sequence import ImageEmbedding
 from desktop.core.engine.vision import (
     VisionSpec,
@@ -60,26 +61,30 @@ class VisionEncoder:
         self._cache: OrderedDict[str, ImageEmbedding] = OrderedDict()
         self._cache_size = cache_size
 
-    def cache_key(self, digest: str) -> str:
-        return f"{digest}:{self.spec.min_pixels}:{self.spec.max_pixels}"
+    def cache_key(self, digest: str, skip_repeats: bool) -> str:
+        """Content, pixel budget and pruning mode: each gives a different embedding."""
+        mode = "skip" if skip_repeats else "full"
+        return f"{digest}:{self.spec.min_pixels}:{self.spec.max_pixels}:{mode}"
 
-    def cached(self, digest: str) -> ImageEmbedding | None:
-        key = self.cache_key(digest)
+    def cached(self, digest: str, skip_repeats: bool) -> ImageEmbedding | None:
+        key = self.cache_key(digest, skip_repeats)
         block = self._cache.get(key)
         if block is not None:
             self._cache.move_to_end(key)
         return block
 
-    def encode(self, image: Image.Image, digest: str) -> ImageEmbedding:
-        """Embeds one image (merger output + deepstack features), from the cache when seen."""
-        block = self.cached(digest)
+    def encode(self, image: Image.Image, digest: str, skip_repeats: bool) -> ImageEmbedding:
+        """Embeds one image (merger output + deepstack features), from the cache when seen.
+        With `skip_repeats`, merge units that repeat a neighbour are left out (pruning.py)."""
+        block = self.cached(digest, skip_repeats)
         if block is not None:
             return block
-        embeds, deepstack, grid = self._run(image)
+        embeds, deepstack, grid, kept = self._run(image, skip_repeats)
         m = self.spec.merge_size
         block = ImageEmbedding(
-            self.cache_key(digest), embeds, deepstack, (grid[1] // m, grid[2] // m)
-        )
+            self.cache_key(digest, skip_repeats), embeds, deepstack,
+            (grid[1] // m, grid[2] // m), kept,
+        )  # fmt: skip
         self._cache[block.key] = block
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -89,21 +94,32 @@ class VisionEncoder:
         """Runs the smallest image once, so the runtime prepares its weights now, not on the
         user's first image (nothing is cached)."""
         side = self.spec.factor * 8
-        self._run(Image.new("RGB", (side, side), "white"))
+        self._run(Image.new("RGB", (side, side), "white"), skip_repeats=False)
 
-    def _run(self, image: Image.Image) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
+    def _run(
+        self, image: Image.Image, skip_repeats: bool
+    ) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int], np.ndarray | None]:
+        """(embeds, deepstack, patch grid, kept unit indices or None when all are kept)."""
         prepared = prepare_image(image, self.spec)
-        grid = prepared.grid
-        self._patch.infer({0: prepared.pixel_patches})
+        grid, m = prepared.grid, self.spec.merge_size
+        kept = kept_units(prepared.pixels, self.spec.factor) if skip_repeats else None
+        if kept is not None and kept.size == grid[1] * grid[2] // (m * m):
+            kept = None  # nothing repeats (a photo): the full path, without the copies
+        rows = slice(None) if kept is None else kept_patch_rows(kept, m)
+        self._patch.infer({0: np.ascontiguousarray(prepared.pixel_patches[rows])})
         hidden = self._patch.get_output_tensor(0).data
+        # Position embedding and rotary angles of the whole grid, then the kept rows: a kept
+        # unit keeps the position it has in the full image (never a smaller grid's).
         indices, weights = position_interpolation(grid, self.spec)
-        self._pos.infer({0: indices})
+        indices = merge_order(indices.T, grid, m)[rows].T
+        weights = merge_order(weights.T, grid, m)[rows].T
+        self._pos.infer({0: np.ascontiguousarray(indices)})
         pos = self._pos.get_output_tensor(0).data  # [4, N, hidden]
         pos = (pos * weights[:, :, None]).sum(axis=0, dtype=np.float32)
-        hidden = hidden + merge_order(pos, grid, self.spec.merge_size)
+        hidden = hidden + pos
         inputs = {
             "hidden_states": np.ascontiguousarray(hidden, dtype=np.float32),
-            "rotary_pos_emb": rotary_table(grid, self.spec),
+            "rotary_pos_emb": np.ascontiguousarray(rotary_table(grid, self.spec)[rows]),
         }
         if self.takes_dense_mask:  # one image per call: full attention, an all-zero mask
             n = hidden.shape[0]
@@ -111,4 +127,4 @@ class VisionEncoder:
         self._merger.infer(inputs)
         embeds = np.array(self._merger.get_tensor("last_hidden_state").data, copy=True)
         deepstack = np.array(self._merger.get_tensor("deepstack_feature_lists").data, copy=True)
-        return embeds, deepstack, grid
+        return embeds, deepstack, grid, kept

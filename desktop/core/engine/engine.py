@@ -17,7 +17,7 @@ import openvino as ov
 
 from desktop.core.bounded_json import read_json
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
-from desktop.core.engine.batch import BatchPrompt, pad_left
+from desktop.core.engine.batch import pad_left
 from desktop.core.engine.config import EngineConfig, ModelInfo, Preparation, read_vision_spec
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.decode import AnswerRow, decode_one, decode_rows, drafting_allowed
@@ -137,7 +137,12 @@ class VLMEngine:
         self._kv_keys = []
 
     def count_visual_tokens(self, image: ImageLike) -> int:
+        """Tokens of the whole image (pruning can only lower what it costs)."""
         return visual_token_count(image.image.size, self.encoder.spec)
+
+    def _skips_repeats(self, settings: GenerationSettings) -> bool:
+        chosen = settings.skip_repeats
+        return self.config.skip_repeats if chosen is None else chosen
 
     def ask(
         self,
@@ -185,10 +190,12 @@ class VLMEngine:
         cancel = cancel or threading.Event()
         stats = AnswerStats()
         started = time.perf_counter()
+        skip = self._skips_repeats(settings)
         try:  # the images first: a bad one fails here, with the KV state untouched
-            blocks = self.prompts.embed_images(images, stats)
+            blocks = self.prompts.embed_images(images, stats, skip)
             turns = conversation.turns
-            seq = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats).sequence
+            seq = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats, skip)
+            seq = seq.sequence
         except Exception as exc:
             error = f"Reading the images failed: {describe(exc)}"
             return self._prepared("error", stats, started, error)
@@ -306,10 +313,10 @@ class VLMEngine:
         stats: AnswerStats,
         started: float,
     ) -> Answer:
-        blocks = self.prompts.embed_images(images, stats)
-        stats.visual_tokens = sum(b.tokens for b in blocks)
+        skip = self._skips_repeats(settings)
+        blocks = self.prompts.embed_images(images, stats, skip)
         fitted = self.prompts.fit(
-            conversation.turns, question, blocks, settings.max_new_tokens, stats
+            conversation.turns, question, blocks, settings.max_new_tokens, stats, skip
         )
         if fitted.dropped_turns:
             stats.dropped_turns = fitted.dropped_turns
@@ -359,18 +366,13 @@ class VLMEngine:
         stats: list[AnswerStats],
         started: float,
     ) -> list[Answer]:
-        prompts, sequences = [], []
-        for (question, images), item in zip(requests, stats, strict=True):
-            blocks = self.prompts.embed_images(images, item)
-            item.visual_tokens = sum(b.tokens for b in blocks)
-            seq = self.prompts.sequence([], question, blocks, item)
-            if len(seq) + settings.max_new_tokens > self.config.max_context_tokens:
-                raise ValueError(f"a request needs {len(seq)} tokens, more than the context")
-            embeds, mask, deepstack = self.prompts.embed_chunk(seq, 0, len(seq))
-            prompts.append(BatchPrompt(embeds, seq.position_array(0, len(seq)), mask, deepstack))
-            sequences.append(seq)
-            item.input_tokens = len(seq)
-        batch = pad_left(prompts)
+        skip, budget = self._skips_repeats(settings), settings.max_new_tokens
+        built = [
+            self.prompts.batch_row(question, images, item, skip, budget)
+            for (question, images), item in zip(requests, stats, strict=True)
+        ]
+        sequences = [seq for seq, _ in built]
+        batch = pad_left([row for _, row in built])
         self.reset()
         t0 = time.perf_counter()
         logits = self.language.feed_rows(

@@ -10,6 +10,7 @@ import numpy as np
 import openvino as ov
 
 from desktop.core.chat import AnswerStats, ImageLike, Turn
+from desktop.core.engine.batch import BatchPrompt
 from desktop.core.engine.encoder import VisionEncoder
 from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
 from desktop.core.engine.tokens import TextCodec
@@ -37,20 +38,28 @@ class PromptBuilder:
         self.max_context_tokens = max_context_tokens
 
     def embed_images(
-        self, images: Sequence[ImageLike], stats: AnswerStats, history: bool = False
+        self,
+        images: Sequence[ImageLike],
+        stats: AnswerStats,
+        skip_repeats: bool,
+        history: bool = False,
     ) -> list[ImageEmbedding]:
-        """Embeddings from the cache or the encoder; earlier turns' cache hits are not counted."""
+        """Embeddings from the cache or the encoder; earlier turns' cache hits are not counted.
+        A new turn's images are counted in `stats` (tokens kept of the whole images')."""
         blocks = []
         t0 = time.perf_counter()
         for item in images:
-            cached = self.encoder.cached(item.digest)
+            cached = self.encoder.cached(item.digest, skip_repeats)
             if cached is not None:
                 stats.images_cached += 0 if history else 1
                 blocks.append(cached)
             else:
                 stats.images_encoded += 1
-                blocks.append(self.encoder.encode(item.image, item.digest))
+                blocks.append(self.encoder.encode(item.image, item.digest, skip_repeats))
         stats.vision_s += time.perf_counter() - t0
+        if not history:
+            stats.visual_tokens = sum(b.tokens for b in blocks)
+            stats.visual_tokens_full = sum(b.full_tokens for b in blocks)
         return blocks
 
     def sequence(
@@ -59,12 +68,15 @@ class PromptBuilder:
         question: str | None,
         blocks: list[ImageEmbedding],
         stats: AnswerStats,
+        skip_repeats: bool,
     ) -> TokenSequence:
         """The prompt of `turns` plus a new user turn with `blocks`; with `question` None it
-        ends right after the new turn's images (what can be prefilled before the question)."""
+        ends right after the new turn's images (what can be prefilled before the question).
+        Earlier turns' images are read in the same pruning mode as the new ones."""
         seq = TokenSequence(self.codec.special, self.codec.encode)
         for turn in turns:
-            seq.add_user_turn(turn.question, self.embed_images(turn.images, stats, history=True))
+            history = self.embed_images(turn.images, stats, skip_repeats, history=True)
+            seq.add_user_turn(turn.question, history)
             seq.add_answer(turn.answer_ids)
         seq.open_user_turn(blocks)
         if question is not None:
@@ -78,6 +90,7 @@ class PromptBuilder:
         blocks: list[ImageEmbedding],
         answer_budget: int,
         stats: AnswerStats,
+        skip_repeats: bool,
     ) -> FittedPrompt:
         """Drops the oldest turns when prompt + answer budget would overflow the context.
 
@@ -88,19 +101,36 @@ class PromptBuilder:
         limit = self.max_context_tokens
         turns = list(turns)
         dropped = 0
-        seq = self.sequence(turns, question, blocks, stats)
+        seq = self.sequence(turns, question, blocks, stats, skip_repeats)
         if len(seq) + answer_budget > limit:
             target = min(limit * RETAIN_AFTER_OVERFLOW, limit - answer_budget)
             while turns and len(seq) > target:
                 turns.pop(0)
                 dropped += 1
-                seq = self.sequence(turns, question, blocks, stats)
+                seq = self.sequence(turns, question, blocks, stats, skip_repeats)
         if len(seq) + 1 > limit:
             raise ValueError(
                 f"this question and its images need {len(seq)} tokens, more than the "
                 f"{limit}-token context; attach fewer images or lower the image detail"
             )
         return FittedPrompt(seq, dropped)
+
+    def batch_row(
+        self,
+        question: str,
+        images: Sequence[ImageLike],
+        stats: AnswerStats,
+        skip_repeats: bool,
+        answer_budget: int,
+    ) -> tuple[TokenSequence, BatchPrompt]:
+        """One independent one-turn request as a row of a batched prefill."""
+        blocks = self.embed_images(images, stats, skip_repeats)
+        seq = self.sequence([], question, blocks, stats, skip_repeats)
+        if len(seq) + answer_budget > self.max_context_tokens:
+            raise ValueError(f"a request needs {len(seq)} tokens, more than the context")
+        embeds, mask, deepstack = self.embed_chunk(seq, 0, len(seq))
+        stats.input_tokens = len(seq)
+        return seq, BatchPrompt(embeds, seq.position_array(0, len(seq)), mask, deepstack)
 
     def embed_chunk(
         self, seq: TokenSequence, start: int, stop: int

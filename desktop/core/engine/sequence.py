@@ -16,14 +16,25 @@ from desktop.core.engine.tokens import SpecialIds
 
 @dataclass
 class ImageEmbedding:
-    key: str  # content digest + pixel budget
-    embeds: np.ndarray  # [n, hidden] merger output
+    key: str  # content digest + pixel budget + pruning mode
+    embeds: np.ndarray  # [n, hidden] merger output, one row per kept token
     deepstack: np.ndarray  # [layers, n, hidden]
-    grid_hw: tuple[int, int]  # merged token grid (rows, cols)
+    grid_hw: tuple[int, int]  # merged token grid (rows, cols) of the whole image
+    kept: np.ndarray | None = None  # row-major grid indices of the n tokens; None: all of them
 
     @property
     def tokens(self) -> int:
+        """Tokens the prompt holds for this image (after pruning)."""
         return self.embeds.shape[0]
+
+    @property
+    def full_tokens(self) -> int:
+        """Tokens the whole image would cost without pruning."""
+        return self.grid_hw[0] * self.grid_hw[1]
+
+    def cells(self) -> np.ndarray:
+        """Grid index (row-major) of each token the prompt holds."""
+        return np.arange(self.tokens) if self.kept is None else self.kept
 
 
 @dataclass
@@ -55,12 +66,15 @@ class TokenSequence:
         self.add_tokens([self.special.vision_start])
         base = self.next_position
         self.images.append((len(self.ids), block))
-        for index in range(block.tokens):
-            r, c = divmod(index, cols)
+        # One pad per kept token, at the position it has in the whole image: pruned tokens
+        # leave gaps in the 3-D positions (PixelPrune's HF path, which its training matches).
+        for index, cell in enumerate(block.cells().tolist()):
+            r, c = divmod(cell, cols)
             self.ids.append(self.special.image_pad)
             self.keys.append((block.key, index))
             self.positions.append((base, base + r, base + c))
-        # Qwen3-VL: text after an image continues at (largest position in the image) + 1.
+        # Qwen3-VL: text after an image continues at (largest position in the whole image) + 1,
+        # with or without pruning.
         self.next_position = base + max(rows, cols)
         self.add_tokens([self.special.vision_end])
 

@@ -37,6 +37,7 @@ class PreparedImage:
     pixel_patches: np.ndarray  # [grid_t*grid_h*grid_w, C*T*P*P] float32
     grid: tuple[int, int, int]  # (t, h, w) in patches
     resized: tuple[int, int]  # (width, height) fed to the encoder
+    pixels: np.ndarray  # [height, width, 3] uint8, the resized image (what pruning compares)
 
     @property
     def visual_tokens(self) -> int:
@@ -78,7 +79,8 @@ def prepare_image(image: Image.Image, spec: VisionSpec) -> PreparedImage:
     rgb = image.convert("RGB")
     if (new_w, new_h) != (width, height):
         rgb = rgb.resize((new_w, new_h), Image.Resampling.BICUBIC)
-    pixels = np.asarray(rgb, dtype=np.float32) * np.float32(1 / 255)
+    raw = np.asarray(rgb, dtype=np.uint8)
+    pixels = raw.astype(np.float32) * np.float32(1 / 255)
     pixels = (pixels - np.asarray(spec.image_mean, np.float32)) / np.asarray(
         spec.image_std, np.float32
     )
@@ -89,7 +91,7 @@ def prepare_image(image: Image.Image, spec: VisionSpec) -> PreparedImage:
     patches = frames.reshape(1, tp, 3, grid_h // m, m, p, grid_w // m, m, p)
     patches = patches.transpose(0, 3, 6, 4, 7, 2, 1, 5, 8)
     flat = np.ascontiguousarray(patches.reshape(grid_h * grid_w, 3 * tp * p * p))
-    return PreparedImage(flat, (1, grid_h, grid_w), (new_w, new_h))
+    return PreparedImage(flat, (1, grid_h, grid_w), (new_w, new_h), raw)
 
 
 def _linspace_f32(end: float, steps: int) -> np.ndarray:
