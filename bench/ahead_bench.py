@@ -320,7 +320,7 @@ def main() -> int:
     parser.add_argument("--sizes", nargs="*", default=["1280x720", "1920x1080"])
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch's reference TTFT")
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser)
+    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)
     typing = SMOKE_TYPING_S if args.smoke else TYPING_S

@@ -31,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ocr_bench  # bench/ is on sys.path
-from results import add_smoke_options, check_smoke, publish
+from results import publish
+from smoke import add_smoke_options, check_smoke
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

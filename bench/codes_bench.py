@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from results import publish  # noqa: E402  (bench/ is on sys.path)
+from smoke import add_smoke_options  # noqa: E402
 
 from bench.ocr_bench import STYLES  # noqa: E402
 from desktop.core.ocr import OcrEngine  # noqa: E402
@@ -183,7 +184,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--baseline", default=BASELINE, help="git revision of the OpenCV search")
-    parser.add_argument("--smoke", action="store_true", help="3 pages, 1 round; no RESULTS")
+    add_smoke_options(parser)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     command = "python bench/codes_bench.py" + (

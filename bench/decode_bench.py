@@ -265,7 +265,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
     parser.add_argument("--size", default="1280x720", choices=list(vlm_bench.SIZES))
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser)
+    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     _, ir = smoke.models(args, parser, vlm_bench.prepare_models)
     gib = 0.0625 if args.smoke else 1.0

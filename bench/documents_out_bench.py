@@ -33,6 +33,7 @@ from pathlib import Path
 from ocr_samples import WORDS  # bench/ is on sys.path
 from PIL import Image
 from results import publish
+from smoke import add_smoke_options
 
 from desktop.core.ocr.engine import OcrEngine
 from desktop.core.ocr.rendered_pages import Page, font, wrap
@@ -136,7 +137,7 @@ def report(pages: int, few: int, time: Timing, peaks: dict[str, float], size_mb:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=50)
-    parser.add_argument("--smoke", action="store_true", help="2 small pages; prints only")
+    add_smoke_options(parser)
     parser.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
     args = parser.parse_args()
     pages, few, size = (2, 1, SMOKE_PAGE) if args.smoke else (args.pages, 5, A4_150DPI)

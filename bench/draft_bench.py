@@ -46,7 +46,8 @@ from pathlib import Path
 
 import numpy as np
 import ocr_bench  # bench/ is on sys.path; it puts the repository root there too
-from results import RESULTS, add_smoke_options, check_smoke, write_section
+from results import RESULTS, write_section
+from smoke import add_smoke_options, check_smoke
 
 from desktop.core.engine.drafting import KRule, PromptLookupDrafter, add_two_drop_one
 from desktop.core.ocr import OcrEngine

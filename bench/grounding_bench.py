@@ -28,7 +28,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import vlm_bench  # noqa: E402
 from ocr_styles_screens import SCREEN_STYLES  # noqa: E402
 from PIL import Image  # noqa: E402
-from results import add_smoke_options, check_smoke, publish  # noqa: E402
+from results import publish  # noqa: E402
+from smoke import add_smoke_options, check_smoke  # noqa: E402
 
 HEADING = "## Grounded questions: the prompt-length cost of the OCR text"
 SIZE = (1280, 720)

@@ -44,7 +44,8 @@ import openvino
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from results import RESULTS, add_smoke_options, check_smoke, write_section  # noqa: E402  (bench/ is on sys.path)
+from results import RESULTS, write_section  # noqa: E402  (bench/ is on sys.path)
+from smoke import add_smoke_options, check_smoke  # noqa: E402
 
 from bench.ocr_engines import (  # noqa: E402
     TESSERACT,

@@ -35,7 +35,8 @@ from pathlib import Path
 
 import ocr_bench  # bench/ is on sys.path
 from PIL import Image
-from results import add_smoke_options, check_smoke, write_section
+from results import write_section
+from smoke import add_smoke_options, check_smoke
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -30,7 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from results import add_smoke_options, check_smoke, publish  # noqa: E402  (bench/ is on sys.path)
+from results import publish  # noqa: E402  (bench/ is on sys.path)
+from smoke import add_smoke_options, check_smoke  # noqa: E402
 
 from bench.ocr_bench import STYLES  # noqa: E402
 from desktop.core.ocr import OcrEngine  # noqa: E402

@@ -229,7 +229,7 @@ def main() -> int:
     parser.add_argument("--sizes", nargs="*", default=None, help="subset of the image sizes")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch fp32's TTFT")
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser)
+    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)
     runs = [r for r in RUNS if not args.sizes or r[0] in args.sizes]

@@ -129,7 +129,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
     parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser)
+    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     checkpoint, model = smoke.models(args, parser, vlm_bench.prepare_models)
     if not args.smoke:

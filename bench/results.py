@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
@@ -26,19 +25,3 @@ def publish(heading: str, text: str, write: bool) -> None:
     print(text)
     if write:
         write_section(heading, text)
-
-
-def add_smoke_options(parser: argparse.ArgumentParser, *, model: bool = False) -> None:
-    """`--smoke`: seconds on the smallest inputs, the same code path, the table printed and
-    RESULTS.md never written (tests/bench/test_bench_smoke.py runs every bench so). Model
-    benches take the converted model (and the checkpoint, where PyTorch is compared) from it."""
-    parser.add_argument("--smoke", action="store_true", help="seconds, smallest inputs (CI)")
-    if model:
-        parser.add_argument("--smoke-model", type=Path, help="converted model for --smoke")
-        parser.add_argument("--smoke-checkpoint", type=Path, help="its checkpoint, for --smoke")
-
-
-def check_smoke(args: argparse.Namespace) -> None:
-    """A smoke run never writes RESULTS.md."""
-    if getattr(args, "smoke", False) and getattr(args, "write", False):
-        raise SystemExit("--smoke figures are not results: drop --write")

@@ -1,5 +1,6 @@
-"""The `--smoke` convention of the model benches (tests/bench/test_bench_smoke.py): the tests'
-tiny model instead of the 2B shape, seconds instead of minutes, bench/RESULTS.md never written."""
+"""The `--smoke` convention of every bench (tests/bench/test_bench_smoke.py): seconds on the
+smallest inputs, the same code path, the table printed and bench/RESULTS.md never written; the
+model benches take the tests' tiny model instead of the 2B shape."""
 
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def add_smoke_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--smoke", action="store_true", help="tiny model, seconds, no write")
-    parser.add_argument("--smoke-model", type=Path, help="converted tiny model (with --smoke)")
-    parser.add_argument("--smoke-checkpoint", type=Path, help="its checkpoint (with --smoke)")
+def add_smoke_options(parser: argparse.ArgumentParser, *, model: bool = False) -> None:
+    """`--smoke`; with `model`, the converted model and its checkpoint it runs on."""
+    parser.add_argument("--smoke", action="store_true", help="seconds, smallest inputs (CI)")
+    if model:
+        parser.add_argument("--smoke-model", type=Path, help="converted tiny model (with --smoke)")
+        parser.add_argument("--smoke-checkpoint", type=Path, help="its checkpoint (with --smoke)")
+
+
+def check_smoke(args: argparse.Namespace) -> None:
+    """A smoke run never writes RESULTS.md."""
+    if getattr(args, "smoke", False) and getattr(args, "write", False):
+        raise SystemExit("--smoke figures are not results: drop --write")
 
 
 def models(

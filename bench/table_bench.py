@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OTHER_CODE = os.environ.get("TABLE_BENCH_CODE")  # the checkout --before reads with
 sys.path[:0] = [*([OTHER_CODE] if OTHER_CODE else []), str(ROOT), str(ROOT / "bench")]
 from results import publish  # noqa: E402
+from smoke import add_smoke_options  # noqa: E402
 
 from desktop.core.ocr.models import OcrResult  # noqa: E402
 from devkit.table_pages import KINDS, TablePage, best_table, same_row, table_pages  # noqa: E402
@@ -145,7 +146,7 @@ def main() -> None:
     parser.add_argument("--per-kind", type=int, default=5, help="pages of each kind")
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
-    parser.add_argument("--smoke", action="store_true", help="one page per kind; never writes")
+    add_smoke_options(parser)
     parser.add_argument("--before", type=Path, help="another checkout's root, read beside")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # --before's child
     args = parser.parse_args()

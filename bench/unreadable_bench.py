@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from ocr_bench import STYLES  # noqa: E402
-from results import add_smoke_options, check_smoke, publish  # noqa: E402
+from results import publish  # noqa: E402
+from smoke import add_smoke_options, check_smoke  # noqa: E402
 
 from desktop.core.ocr.readability import (  # noqa: E402
     MIN_UNSURE_LINES,

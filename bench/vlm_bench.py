@@ -310,7 +310,7 @@ def main() -> int:
     parser.add_argument("--no-genai", action="store_true", help="skip the VLMPipeline reference")
     parser.add_argument("--batch", type=int, default=4, help="screenshots extracted together")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
-    smoke.add_smoke_options(parser)
+    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     checkpoint, ir = smoke.models(args, parser, prepare_models)
     if args.smoke:  # one size, no VLMPipeline, two screenshots side by side
