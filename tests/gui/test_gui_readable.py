@@ -195,7 +195,9 @@ def test_the_drafted_figure_is_each_answers_own(qtbot, launch, tiny_ir, sample_i
     shown = window.chat.last_answer().meta.text()
     assert shown == format_stats(first.answer.stats)
     # A failed answer leaves no older figure standing.
-    failed = AskResult(first.request, Answer("", "error", error="The model failed."))
+    failed = AskResult(
+        first.request, Answer("", "error", error="The model failed."), first.prompt
+    )
     window.engine.worker.finished.emit(failed)
     qtbot.waitUntil(lambda: status.full_text() == "", timeout=SIGNAL_TIMEOUT_MS)
     second = send(qtbot, window, "Again, please?")

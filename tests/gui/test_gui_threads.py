@@ -35,7 +35,7 @@ def record_writes(monkeypatch) -> list[tuple[str, str]]:
     calls: list[tuple[str, str]] = []
     targets = [(HistoryStore, name) for name in HISTORY_WRITES]
     targets += [(SettingsStore, "save"), (SettingsStore, "set_window_state")]
-    targets += [(ImageFiles, "write"), (export, "write_text")]
+    targets += [(ImageFiles, "write"), (export, "write_file")]
     targets += [(atomic, "write_text"), (atomic, "write_bytes")]  # chat export, presets
     for owner, name in targets:
         original = getattr(owner, name)
@@ -112,6 +112,7 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
         "save",
         "set_window_state",
         "write",
+        "write_file",
         "write_text",
         "write_bytes",
         "delete_messages_from",
