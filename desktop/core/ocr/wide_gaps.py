@@ -53,12 +53,12 @@ class Part(NamedTuple):
     bottom: float
 
 
-def ink_columns(crop: np.ndarray) -> np.ndarray:
+def ink_columns(crop: np.ndarray, *, whole: bool = False) -> np.ndarray:
     """Which columns of a line crop hold ink, looking at the middle half of its height (rules
-    and neighbouring lines touch only the top and bottom)."""
+    and neighbouring lines touch only the top and bottom), or with `whole` at all of it."""
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     height = gray.shape[0]
-    band = np.ascontiguousarray(gray[height // 4 : height - height // 4])
+    band = gray if whole else np.ascontiguousarray(gray[height // 4 : height - height // 4])
     if band.size == 0 or int(band.max()) - int(band.min()) < 40:
         return np.zeros(gray.shape[1], bool)
     threshold, _ = cv2.threshold(band, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -135,7 +135,8 @@ def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]
         return [Part(text, 0.0, float(width), top, bottom)]
     margin = BOX_MARGIN * (bottom - top)
     gaps = wide_gaps(inked, text, ink_height(crop)) if xs is not None else []
-    parts, start, left = [], 0, inked[0] - margin
+    first, last = _outer_ink(inked, ink_columns(crop[round(top) : round(bottom)], whole=True))
+    parts, start, left = [], 0, first - margin
     for gap_start, gap_end in gaps:
         assert xs is not None  # gaps are only looked for with the characters' positions
         cut = int(np.count_nonzero(xs < (gap_start + gap_end) / 2))
@@ -143,8 +144,20 @@ def split_read(crop: np.ndarray, text: str, xs: np.ndarray | None) -> list[Part]
             continue  # no character on one side: the recognizer read nothing there
         parts.append((text[start:cut].strip(), left, gap_start + margin))
         start, left = cut, gap_end - margin
-    parts.append((text[start:].strip(), left, inked[-1] + 1 + margin))
+    parts.append((text[start:].strip(), left, last + 1 + margin))
     return [Part(part, max(a, 0.0), min(b, float(width)), top, bottom) for part, a, b in parts]
+
+
+def _outer_ink(inked: np.ndarray, whole: np.ndarray) -> tuple[int, int]:
+    """The first and last inked columns, each grown over the ink joined to it above or below
+    the middle band: a "T"'s bar reaches past its stem (a box drawn in to the stem alone put
+    a searchable PDF's words 5 pt off their glyphs)."""
+    first, last = int(inked[0]), int(inked[-1])
+    while first > 0 and whole[first - 1]:
+        first -= 1
+    while last < whole.size - 1 and whole[last + 1]:
+        last += 1
+    return first, last
 
 
 def _without_slivers(inked: np.ndarray, crop: np.ndarray) -> np.ndarray:
