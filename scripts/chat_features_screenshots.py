@@ -70,8 +70,8 @@ def main(model_dir: Path) -> int:
 
     from desktop.core.user_presets import PresetBook, UserPreset
     from desktop.gui.app import create_app
-    from desktop.gui.messages import OcrMessage, UserMessage
-    from desktop.gui.presets_editor import PresetsEditor
+    from desktop.gui.panels.presets_editor import PresetsEditor
+    from desktop.gui.widgets.messages import OcrMessage, UserMessage
 
     work = Path(tempfile.mkdtemp(prefix="desklens-shots-"))
     app, window = create_app(data_dir=work / "data", model_dir=model_dir)

@@ -109,7 +109,7 @@ def main() -> int:
 
 def extracted(window) -> None:
     """At 640x480: the fast OCR's card for the attached invoice (real output)."""
-    from desktop.gui.messages import OcrMessage
+    from desktop.gui.widgets.messages import OcrMessage
 
     window.extraction.extract_all()
     while not any(isinstance(m, OcrMessage) for m in window.chat.messages()):

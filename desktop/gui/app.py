@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from desktop import APP_NAME, __version__
 from desktop.core import paths
 from desktop.core.history import HistoryError, HistoryStore
-from desktop.gui.icons import app_icon
 from desktop.gui.main_window import MainWindow
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.theme import apply_theme
+from desktop.gui.widgets.icons import app_icon
 
 HISTORY_FOLDER = "history"
 

@@ -25,32 +25,32 @@ from desktop import APP_NAME
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.core.model_registry import choose_model
 from desktop.core.paths import models_dir
-from desktop.gui.asking import AskFlow, ChatParts
-from desktop.gui.attaching import AttachFlow
-from desktop.gui.capturing import CaptureFlow
-from desktop.gui.chat_page import ChatPage
-from desktop.gui.drop import DropHandler
-from desktop.gui.exporting import ExportFlow
-from desktop.gui.extraction import ExtractionFlow
-from desktop.gui.history_view import message_widgets
-from desktop.gui.icons import app_icon, line_icon
+from desktop.gui.flows.asking import AskFlow, ChatParts
+from desktop.gui.flows.attaching import AttachFlow
+from desktop.gui.flows.capturing import CaptureFlow
+from desktop.gui.flows.export_chat import ExportFlow
+from desktop.gui.flows.extraction import ExtractionFlow
+from desktop.gui.flows.own_presets import OwnPresetsFlow
+from desktop.gui.flows.preparing import PrepareFlow
+from desktop.gui.flows.rewinding import RewindFlow
+from desktop.gui.flows.session import ConversationSession
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.image_viewer import ImageViewer
-from desktop.gui.local_api import window_local_api
-from desktop.gui.messages import ChatActions
-from desktop.gui.ocr_worker import OcrController
-from desktop.gui.own_presets import OwnPresetsFlow
-from desktop.gui.preparing import PrepareFlow
-from desktop.gui.rewinding import RewindFlow
-from desktop.gui.session import ConversationSession
+from desktop.gui.panels.chat_page import ChatPage
+from desktop.gui.panels.settings_dialog import SettingsDialog
 from desktop.gui.settings import AppSettings, SettingsStore
-from desktop.gui.settings_dialog import SettingsDialog
-from desktop.gui.sidebar import Sidebar
-from desktop.gui.status import StatusBar
-from desktop.gui.storage import StorageController
 from desktop.gui.theme import apply_theme, current_theme
-from desktop.gui.widgets import release_after_menu
-from desktop.gui.worker import EngineController
+from desktop.gui.widgets.basics import release_after_menu
+from desktop.gui.widgets.drop import DropHandler
+from desktop.gui.widgets.history_view import message_widgets
+from desktop.gui.widgets.icons import app_icon, line_icon
+from desktop.gui.widgets.image_viewer import ImageViewer
+from desktop.gui.widgets.messages import ChatActions
+from desktop.gui.widgets.sidebar import Sidebar
+from desktop.gui.widgets.status import StatusBar
+from desktop.gui.workers.engine_worker import EngineController
+from desktop.gui.workers.local_api import window_local_api
+from desktop.gui.workers.ocr_worker import OcrController
+from desktop.gui.workers.storage_worker import StorageController
 
 if TYPE_CHECKING:
     from desktop.core.engine import ModelInfo
@@ -103,7 +103,7 @@ class MainWindow(QMainWindow):
             lambda: self.settings,
         )
         self.asking = AskFlow(parts, self.engine, self)
-        self.asking.ocr_engine = self.ocr.worker.ocr_engine  # grounded questions
+        self.asking.ocr_engine = self.ocr.ocr_engine  # grounded questions
         self.extraction = ExtractionFlow(parts, self.ocr, self.extract_all_button, self)
         button = self.page.capture_button
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
         engine.error.connect(self._on_model_error)
         engine.devices.connect(self._on_devices)
         self.attaching = AttachFlow(self.composer, self.notice, self.drop, self)
-        self.ocr.worker.open_requested.connect(self.attaching.open_files)
+        self.ocr.open_requested.connect(self.attaching.open_files)
         self.composer.view_requested.connect(self.view_image)
         self.actions_hub.view_image.connect(self.view_image)
         self.sidebar.conversation_selected.connect(self.open_conversation)

@@ -38,10 +38,10 @@ class AppSettings:
     prepare_ahead: bool = True
     # Leave out image blocks that repeat a neighbour pixel for pixel (engine/pruning.py).
     skip_repeats: bool = True
-    # An OpenAI-compatible server for this computer's programs (desktop/gui/local_api.py).
+    # An OpenAI-compatible server for this computer's programs (desktop/gui/workers/local_api.py).
     local_api: bool = False
     local_api_port: int = DEFAULT_PORT
-    # What a screen capture does without Shift (desktop/gui/capturing.py): "copy" the text
+    # What a screen capture does without Shift (desktop/gui/flows/capturing.py): "copy" the text
     # or "ask" about the picture.
     capture_action: str = "copy"
 

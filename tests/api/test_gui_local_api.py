@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gui
 def controller(qtbot, tmp_path, tiny_ir):
     from desktop.core.history import HistoryStore
     from desktop.gui.settings import EngineOptions
-    from desktop.gui.worker import EngineController
+    from desktop.gui.workers.engine_worker import EngineController
 
     engine = EngineController(HistoryStore(tmp_path / "history"))
     with qtbot.waitSignal(engine.worker.loaded, timeout=SIGNAL_TIMEOUT_MS):
@@ -32,7 +32,7 @@ def controller(qtbot, tmp_path, tiny_ir):
 @pytest.fixture
 def local_api(controller, tmp_path):
     from desktop.core.api.server import ApiSettings
-    from desktop.gui.local_api import LocalApi
+    from desktop.gui.workers.local_api import LocalApi
 
     api = LocalApi(controller, _no_ocr, tmp_path / "api.token", lambda write: write())
     assert api.start(ApiSettings(port=0)) is None
@@ -128,9 +128,9 @@ def _free_port() -> int:
 
 
 def test_the_settings_row_shows_the_token_once_turned_on(qtbot, controller, tmp_path):
-    from desktop.gui.local_api import LocalApi
+    from desktop.gui.panels.settings_dialog import SettingsDialog
     from desktop.gui.settings import AppSettings
-    from desktop.gui.settings_dialog import SettingsDialog
+    from desktop.gui.workers.local_api import LocalApi
 
     api = LocalApi(controller, _no_ocr, tmp_path / "api.token", lambda write: write())
     dialog = SettingsDialog(AppSettings(), [], None, api)

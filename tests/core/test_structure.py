@@ -194,9 +194,38 @@ def test_the_engine_call_finder_finds_direct_calls(tmp_path):
 def test_the_type_checker_passes():
     """mypy over desktop/ as pyproject.toml configures it (strict where the modules are clean
     of --strict's checks); it would have caught Retry's chat id given where the chat was
-    expected (gui/history_view.py) before a user did."""
+    expected (gui/widgets/history_view.py) before a user did."""
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-incremental", "--no-error-summary"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def worker_reads(path: Path, root: Path = ROOT) -> list[str]:
+    """Every `<x>.worker` in `path`: a flow or widget reaching past a controller."""
+    return [
+        f"{path.relative_to(root)}:{node.lineno}"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "worker"
+    ]
+
+
+def test_only_the_controllers_touch_their_workers():
+    """Flows connect to what a controller re-emits; only desktop/gui/workers/ (where each
+    controller lives beside its worker) reaches a controller's `.worker`."""
+    found = [
+        read
+        for path in sorted((PACKAGE / "gui").rglob("*.py"))
+        if "workers" not in path.relative_to(PACKAGE / "gui").parts
+        for read in worker_reads(path)
+    ]
+    assert found == []
+
+
+def test_the_worker_finder_finds_a_reach_past_the_controller(tmp_path):
+    source = tmp_path / "flow.py"
+    source.write_text(
+        "def f(ocr, worker):\n    ocr.worker.extracted.connect(print)\n    worker.x\n"
+    )
+    assert worker_reads(source, tmp_path) == ["flow.py:2"]

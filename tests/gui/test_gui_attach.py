@@ -161,7 +161,7 @@ def test_removing_an_attachment(qtbot, launch, tmp_path):
 def test_dropped_pdf_becomes_page_images(qtbot, launch, tmp_path, monkeypatch):
     from gui_support import text_image
 
-    import desktop.gui.intake as intake
+    import desktop.gui.workers.intake as intake
 
     monkeypatch.setattr(intake, "MAX_PDF_PAGES", 2)
     pages = [text_image(f"Chapter {n}") for n in (1, 2, 3)]

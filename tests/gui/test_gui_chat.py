@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QToolButton
 
 from desktop.core.history import HistoryStore
 from desktop.gui.app import HISTORY_FOLDER
-from desktop.gui.messages import AssistantMessage, ErrorMessage, UserMessage
 from desktop.gui.settings import AppSettings, SettingsStore
+from desktop.gui.widgets.messages import AssistantMessage, ErrorMessage, UserMessage
 
 
 def stored_messages(data_dir):

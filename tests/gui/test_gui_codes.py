@@ -9,9 +9,9 @@ from gui_support import SIGNAL_TIMEOUT_MS
 from PySide6.QtCore import Qt
 
 from desktop.core.images import load_image
-from desktop.gui.code_links import code_links_html
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import OcrMessage
+from desktop.gui.widgets.code_links import code_links_html
+from desktop.gui.widgets.messages import OcrMessage
 
 
 def extract_in_app(qtbot, window, image, name: str) -> OcrMessage:
@@ -24,7 +24,7 @@ def extract_in_app(qtbot, window, image, name: str) -> OcrMessage:
 
 
 def test_a_decoded_qr_link_is_clickable_in_the_bubble(qtbot, launch, monkeypatch) -> None:
-    from desktop.gui import code_links
+    from desktop.gui.widgets import code_links
 
     opened: list[str] = []
     monkeypatch.setattr(code_links, "_open_url", lambda url: opened.append(url.toString()) or True)

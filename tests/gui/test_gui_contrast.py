@@ -66,9 +66,9 @@ def test_no_gui_module_sets_a_style_sheet_of_its_own():
 @pytest.mark.parametrize("choice", ["light", "dark"])
 def test_the_attachment_chips_context_menu_is_drawn_in_the_theme(qtbot, choice, sample_image):
     from desktop.core.images import load_image
-    from desktop.gui.composer import Composer
     from desktop.gui.image_ref import ImageRef
     from desktop.gui.theme import apply_theme
+    from desktop.gui.widgets.composer import Composer
 
     theme = apply_theme(QApplication.instance(), choice)
     composer = Composer()

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QToolButton
 
-from desktop.gui.messages import OcrMessage
+from desktop.gui.widgets.messages import OcrMessage
 
 
 def extracted(qtbot, window, path) -> OcrMessage:

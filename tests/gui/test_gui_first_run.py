@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from desktop.core.manifest import verify_model_dir
 from desktop.core.model_setup.staging import DOWNLOAD_PREFIX
-from desktop.gui.first_run import target_name
+from desktop.gui.panels.first_run import target_name
 from desktop.gui.settings import SettingsStore
 from devkit.hub_server import LARGE_BYTES, LARGE_FILE, REPO_ID, hub_env
 

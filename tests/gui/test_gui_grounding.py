@@ -8,7 +8,7 @@ from gui_support import send, text_image
 
 from desktop.core.engine import VLMEngine
 from desktop.core.user_presets import PresetBook
-from desktop.gui.messages import UserMessage
+from desktop.gui.widgets.messages import UserMessage
 
 
 def asked_questions(monkeypatch) -> list[str]:

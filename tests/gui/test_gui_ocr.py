@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QToolButton
 
 from desktop.core.history import HistoryStore
 from desktop.gui.app import HISTORY_FOLDER
-from desktop.gui.messages import OcrMessage
-from desktop.gui.widgets import Thumbnail
+from desktop.gui.widgets.basics import Thumbnail
+from desktop.gui.widgets.messages import OcrMessage
 
 
 def ocr_messages(window) -> list[OcrMessage]:
@@ -71,7 +71,7 @@ def test_the_open_app_answers_desklens_ocr_and_takes_files_from_the_command_line
 def test_a_table_is_shown_as_a_table_and_copied_as_text(qtbot, launch, tmp_path):
     from ocr_pages import TABLE, ruled_table
 
-    from desktop.gui.markdown_view import MarkdownView
+    from desktop.gui.widgets.markdown_view import MarkdownView
 
     window = launch()
     attach_files(qtbot, window, save_png(ruled_table(TABLE), tmp_path / "stock.png"))
@@ -93,7 +93,7 @@ def test_a_table_is_shown_as_a_table_and_copied_as_text(qtbot, launch, tmp_path)
 def test_extract_text_from_an_image_in_the_chat(qtbot, launch, tmp_path):
     from desktop.core.images import load_image
     from desktop.gui.image_ref import ImageRef
-    from desktop.gui.messages import UserMessage
+    from desktop.gui.widgets.messages import UserMessage
 
     window = launch()
     ref = ImageRef.of(load_image(text_image("Meeting at 10:30"), name="note.png"))
@@ -191,7 +191,7 @@ def test_save_as_writes_the_chosen_format(qtbot, launch, tmp_path, monkeypatch):
 
 def test_refine_with_ai_runs_the_markdown_preset_on_that_image(qtbot, launch, tiny_ir, tmp_path):
     from desktop.core.presets import get_preset
-    from desktop.gui.messages import AssistantMessage, UserMessage
+    from desktop.gui.widgets.messages import AssistantMessage, UserMessage
 
     window = launch(model_dir=tiny_ir)
     attach_files(qtbot, window, save_png(text_image("Heading"), tmp_path / "doc.png"))
@@ -212,8 +212,8 @@ def test_refine_with_ai_runs_the_markdown_preset_on_that_image(qtbot, launch, ti
 def test_clicking_a_chat_image_opens_it_large_with_extract_text(qtbot, launch, tmp_path):
     from desktop.core.images import load_image
     from desktop.gui.image_ref import ImageRef
-    from desktop.gui.image_viewer import ImageViewer
-    from desktop.gui.messages import UserMessage
+    from desktop.gui.widgets.image_viewer import ImageViewer
+    from desktop.gui.widgets.messages import UserMessage
 
     window = launch()
     ref = ImageRef.of(load_image(text_image("Gate B12", (900, 300)), name="ticket.png"))

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QToolButton
 from desktop.core.history import HistoryStore
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import load_image
-from desktop.gui.intake import IntakeResult, name_list
-from desktop.gui.markdown_view import Block, CodeBlock, MarkdownView, split_blocks
 from desktop.gui.settings import AppSettings, SettingsStore
+from desktop.gui.widgets.markdown_view import Block, CodeBlock, MarkdownView, split_blocks
+from desktop.gui.workers.intake import IntakeResult, name_list
 
 
 def test_split_blocks_separates_prose_and_fenced_code():
@@ -56,8 +56,8 @@ def test_markdown_view_reuses_widgets_while_streaming_and_copies_code(qtbot):
 
 
 def test_markdown_tables_render_with_the_theme_grid(qtbot):
-    from desktop.gui.markdown_view import markdown_to_html
     from desktop.gui.theme import apply_theme, current_theme
+    from desktop.gui.widgets.markdown_view import markdown_to_html
 
     apply_theme(QApplication.instance(), "dark")
     try:
@@ -128,7 +128,7 @@ def test_settings_round_trip_and_damaged_values(tmp_path):
 
 
 def test_settings_dialog_changes_reload_the_model_and_theme(qtbot, launch, tiny_ir):
-    from desktop.gui.settings_dialog import SettingsDialog
+    from desktop.gui.panels.settings_dialog import SettingsDialog
     from desktop.gui.theme import current_theme
 
     window = launch(model_dir=tiny_ir)
@@ -209,7 +209,7 @@ def test_cli_gui_subcommand_default_and_files_to_open(monkeypatch, tmp_path):
 
 
 def test_long_unbroken_words_get_break_points_but_links_stay_intact(qapp):
-    from desktop.gui.markdown_view import markdown_to_html
+    from desktop.gui.widgets.markdown_view import markdown_to_html
 
     run = "x" * 100
     html = markdown_to_html(f"See {run} and [the docs](https://example.org/{run}).")

@@ -19,9 +19,9 @@ from PySide6.QtCore import Qt
 from desktop.core.chat import AnswerStats
 from desktop.core.images import ImageError, load_image
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import AssistantMessage, ErrorMessage, OcrMessage, UserMessage
 from desktop.gui.settings import AppSettings, SettingsStore
-from desktop.gui.status import stats_text
+from desktop.gui.widgets.messages import AssistantMessage, ErrorMessage, OcrMessage, UserMessage
+from desktop.gui.widgets.status import stats_text
 
 WAIT_S = SIGNAL_TIMEOUT_MS / 1000
 
@@ -331,7 +331,7 @@ def test_the_setting_round_trips_and_is_on_by_default(tmp_path):
 
 
 def test_the_settings_dialog_has_the_checkbox(qtbot):
-    from desktop.gui.settings_dialog import SettingsDialog
+    from desktop.gui.panels.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(AppSettings())
     qtbot.addWidget(dialog)

@@ -12,7 +12,7 @@ from desktop.cli import main
 from desktop.core.images import load_image
 from desktop.core.user_presets import PresetBook, UserPreset
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.presets_editor import PresetsEditor
+from desktop.gui.panels.presets_editor import PresetsEditor
 
 SCHEMA = {"type": "object", "properties": {"total": {"type": "string"}}}
 

@@ -162,7 +162,7 @@ def test_the_status_never_says_ready_while_stop_shows(qtbot, api_window):
 
 
 def test_a_blank_answer_says_the_model_returned_no_text(qtbot):
-    from desktop.gui.messages import NO_TEXT, AssistantMessage
+    from desktop.gui.widgets.messages import NO_TEXT, AssistantMessage
 
     stats = AnswerStats(ttft_s=0.1, tokens_per_s=10.0, generated_tokens=3)
     answer = AssistantMessage()
@@ -181,8 +181,8 @@ def test_a_blank_answer_says_the_model_returned_no_text(qtbot):
 
 
 def test_the_drafted_figure_is_each_answers_own(qtbot, launch, tiny_ir, sample_image):
-    from desktop.gui.messages import format_stats
-    from desktop.gui.worker import AskResult
+    from desktop.gui.widgets.messages import format_stats
+    from desktop.gui.workers.engine_worker import AskResult
 
     drafted = AnswerStats(ttft_s=0.2, tokens_per_s=9.0, generated_tokens=40)
     drafted.drafted_tokens, drafted.accepted_tokens = 30, 21
@@ -195,9 +195,7 @@ def test_the_drafted_figure_is_each_answers_own(qtbot, launch, tiny_ir, sample_i
     shown = window.chat.last_answer().meta.text()
     assert shown == format_stats(first.answer.stats)
     # A failed answer leaves no older figure standing.
-    failed = AskResult(
-        first.request, Answer("", "error", error="The model failed."), first.prompt
-    )
+    failed = AskResult(first.request, Answer("", "error", error="The model failed."), first.prompt)
     window.engine.worker.finished.emit(failed)
     qtbot.waitUntil(lambda: status.full_text() == "", timeout=SIGNAL_TIMEOUT_MS)
     second = send(qtbot, window, "Again, please?")
@@ -237,8 +235,8 @@ def test_a_second_launch_hands_over_its_files_and_prints_one_line(
 
 
 def test_a_code_link_with_no_browser_says_so_and_copies_it(qtbot, monkeypatch):
-    from desktop.gui import code_links
-    from desktop.gui.widgets import text_label
+    from desktop.gui.widgets import code_links
+    from desktop.gui.widgets.basics import text_label
 
     opened: list[str] = []
     monkeypatch.setattr(code_links, "_open_url", lambda url: opened.append(url.toString()) or False)
@@ -262,7 +260,7 @@ def test_a_code_link_with_no_browser_says_so_and_copies_it(qtbot, monkeypatch):
 
 
 def test_settings_say_which_model_was_given_with_model(qtbot, launch, tiny_ir, monkeypatch):
-    from desktop.gui.settings_dialog import SettingsDialog
+    from desktop.gui.panels.settings_dialog import SettingsDialog
 
     window = launch(model_dir=tiny_ir)
     shown: list[str] = []

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox, QToolButton
 
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.images import load_image
-from desktop.gui.messages import AssistantMessage, UserMessage
+from desktop.gui.widgets.messages import AssistantMessage, UserMessage
 from devkit.tiny_models import EXACT
 
 ANSWER_TOKENS = 12

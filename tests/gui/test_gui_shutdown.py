@@ -27,7 +27,7 @@ from desktop.core.model_registry import find_models
 from desktop.core.paths import models_dir
 from desktop.gui.app import HISTORY_FOLDER
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.worker import EngineWorker
+from desktop.gui.workers.engine_worker import EngineWorker
 
 pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux /proc"),

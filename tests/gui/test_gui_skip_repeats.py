@@ -7,7 +7,7 @@ from desktop.gui.settings import AppSettings, SettingsStore
 
 
 def test_turning_skip_repeats_off_reloads_the_engine_without_it(qtbot, launch, tiny_ir):
-    from desktop.gui.settings_dialog import SKIP_REPEATS_HELP, SettingsDialog
+    from desktop.gui.panels.settings_dialog import SKIP_REPEATS_HELP, SettingsDialog
 
     window = launch(model_dir=tiny_ir)
     assert window.engine.worker.engine.config.skip_repeats  # the default

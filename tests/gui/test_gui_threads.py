@@ -15,9 +15,9 @@ from desktop.core import atomic
 from desktop.core.history import HistoryStore
 from desktop.core.history.image_files import ImageFiles
 from desktop.core.user_presets import PresetBook, UserPreset
-from desktop.gui import export
-from desktop.gui.messages import AssistantMessage, OcrMessage, UserMessage
+from desktop.gui.flows import save_as
 from desktop.gui.settings import SettingsStore
+from desktop.gui.widgets.messages import AssistantMessage, OcrMessage, UserMessage
 
 HISTORY_WRITES = (
     "create_conversation",
@@ -35,7 +35,7 @@ def record_writes(monkeypatch) -> list[tuple[str, str]]:
     calls: list[tuple[str, str]] = []
     targets = [(HistoryStore, name) for name in HISTORY_WRITES]
     targets += [(SettingsStore, "save"), (SettingsStore, "set_window_state")]
-    targets += [(ImageFiles, "write"), (export, "write_file")]
+    targets += [(ImageFiles, "write"), (save_as, "write_file")]
     targets += [(atomic, "write_text"), (atomic, "write_bytes")]  # chat export, presets
     for owner, name in targets:
         original = getattr(owner, name)

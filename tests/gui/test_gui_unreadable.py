@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from desktop.core.images import load_image
 from desktop.core.presets import PRESETS
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.messages import OcrMessage
+from desktop.gui.widgets.messages import OcrMessage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from ocr_styles_screens import make_chat_dark, make_form  # noqa: E402

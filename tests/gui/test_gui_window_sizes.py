@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 
 from desktop.core.chat import AnswerStats
 from desktop.core.images import load_image
-from desktop.gui.composer import AttachmentChip
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.main_window import COMPACT_WIDTH, MINIMUM_SIZE
-from desktop.gui.widgets import ElidedLabel
+from desktop.gui.widgets.basics import ElidedLabel
+from desktop.gui.widgets.composer import AttachmentChip
 
 SIZES = ((1400, 900), (1024, 700), (800, 600), (640, 480))
 CONTROLS = (QAbstractButton, QLabel, QLineEdit, QPlainTextEdit, QComboBox, QProgressBar)

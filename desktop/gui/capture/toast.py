@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
-from desktop.gui.widgets import flat_button, text_label
+from desktop.gui.widgets.basics import flat_button, text_label
 
 SHOWN_MS = 7000
 MARGIN = 24

@@ -1,0 +1,105 @@
+"""Regenerate an answer, edit a question and send it again (Up in an empty composer edits
+the last one). The view, the store and the engine's state drop the later turns together:
+`AskFlow` removes them from the view and sends `AskRequest.rewind_from`, and the engine
+worker deletes them from the store and replays the kept turns (their KV prefix is reused).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from desktop.gui.flows.asking import AskFlow, ChatParts
+from desktop.gui.widgets.basics import flat_button
+from desktop.gui.widgets.messages import AssistantMessage, UserMessage
+
+EDITING_TEXT = "Editing your question: Send asks it again in its place (later turns go)."
+
+
+class EditBar(QWidget):
+    """The line above the question box while an edited question waits for Send."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("editBar")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(2, 0, 2, 0)
+        self.label = QLabel(EDITING_TEXT)
+        self.label.setObjectName("muted")
+        row.addWidget(self.label, 1)
+        self.cancel_button = flat_button("Cancel", "Keep the question as it was")
+        row.addWidget(self.cancel_button)
+        self.hide()
+
+
+class RewindFlow(QObject):
+    def __init__(self, parts: ChatParts, asking: AskFlow, parent: QObject) -> None:
+        super().__init__(parent)
+        self._parts = parts
+        self._asking = asking
+        self.bar = EditBar()
+        composer = parts.composer
+        composer.layout().insertWidget(0, self.bar)
+        self.bar.cancel_button.clicked.connect(self.cancel_edit)
+        parts.actions.edit.connect(self.edit)
+        parts.actions.regenerate.connect(self.regenerate)
+        composer.send_requested.connect(self._after_send)  # runs after AskFlow's slot
+        parts.session.opened.connect(lambda _chat: self.cancel_edit())
+        composer.editor.installEventFilter(self)
+
+    @Slot(object)
+    def regenerate(self, answer: AssistantMessage) -> None:
+        self._asking.regenerate(answer)
+
+    @Slot(object)
+    def edit(self, question: UserMessage) -> None:
+        """Puts `question` (text and images) in the composer; Send replaces it."""
+        composer = self._parts.composer
+        if composer.generating:
+            self._parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
+            return
+        composer.clear_images()
+        composer.add_images(question.images)
+        composer.editor.setPlainText(question.text())
+        composer.editor.moveCursor(composer.editor.textCursor().MoveOperation.End)
+        composer.focus_editor()
+        self._asking.editing = question
+        self.bar.show()
+
+    def edit_last(self) -> bool:
+        questions = [m for m in self._parts.chat.messages() if isinstance(m, UserMessage)]
+        if not questions:
+            return False
+        self.edit(questions[-1])
+        return True
+
+    @Slot()
+    def cancel_edit(self) -> None:
+        if self._asking.editing is None:
+            return
+        self._end_edit()
+        self._parts.composer.editor.clear()
+        self._parts.composer.clear_images()
+
+    @Slot(str, list)
+    def _after_send(self, _question: str, _images: list) -> None:
+        if self._asking.editing is None:  # sent (else kept: the drop was not confirmed)
+            self.bar.hide()
+
+    def _end_edit(self) -> None:
+        self._asking.editing = None
+        self.bar.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Up in an empty question box edits the last question, as in a terminal."""
+        composer = self._parts.composer
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Up
+            and not composer.editor.toPlainText()
+            and not composer.attachments()
+        ):
+            return self.edit_last()
+        return super().eventFilter(watched, event)

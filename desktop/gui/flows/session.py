@@ -1,0 +1,94 @@
+"""The open conversation: which chat the window shows, its title, and its creation on the
+first message. The flows (asking, extraction, reading ahead) and the sidebar share this one
+object instead of reaching into the window. Reads go to the store directly (short, under
+the store's database lock); every write goes through the storage thread.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.history import DEFAULT_TITLE, HistoryError, HistoryStore
+from desktop.core.history.handle import ChatHandle
+from desktop.gui.workers.storage_worker import StorageController
+
+
+class ConversationSession(QObject):
+    opened = Signal(object)  # ChatHandle: another chat is shown (a new one has no id yet)
+    created = Signal(object)  # ChatHandle: the open new chat now exists in the store
+    title_changed = Signal(str)
+    changed = Signal()  # the store's list of chats may have changed (new message, rename)
+    problem = Signal(str)
+
+    def __init__(
+        self, store: HistoryStore, storage: StorageController, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.storage = storage
+        self.chat = ChatHandle()
+
+    @property
+    def conversation_id(self) -> int | None:
+        return self.chat.id
+
+    @property
+    def title(self) -> str:
+        if self.chat.id is None:
+            return self.chat.title
+        try:
+            return self.store.title_of(self.chat.id)
+        except HistoryError:
+            return ""
+
+    def open(self, conversation_id: int | None) -> ChatHandle:
+        self.chat = ChatHandle(conversation_id)
+        self.opened.emit(self.chat)
+        self.title_changed.emit(self.title)
+        return self.chat
+
+    def ensure(self, title: str) -> ChatHandle:
+        """The open chat, to which a first message is about to go: a new chat is titled
+        after it and created on the storage thread now (a worker that stores the message
+        first creates it itself)."""
+        chat = self.chat
+        if chat.id is None and chat.title == DEFAULT_TITLE:
+            chat.name(title)
+            self.title_changed.emit(chat.title)
+            self.storage.submit(
+                lambda: chat.resolve(self.store),
+                on_done=lambda _id: self._on_created(chat),
+                on_error=self.problem.emit,
+            )
+        return chat
+
+    def is_open(self, chat: ChatHandle) -> bool:
+        return self.chat.same_chat(chat)
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        def done(_result: object) -> None:
+            self.changed.emit()
+            if conversation_id == self.chat.id:
+                self.title_changed.emit(self.title)
+
+        self.storage.submit(
+            lambda: self.store.rename_conversation(conversation_id, title),
+            on_done=done,
+            on_error=self.problem.emit,
+        )
+
+    def delete(self, conversation_id: int) -> None:
+        """Deletes a chat for good (its Undo offer lapsed)."""
+        self.storage.submit(
+            lambda: self.store.delete_conversation(conversation_id),
+            on_done=lambda _result: self.changed.emit(),
+            on_error=self.problem.emit,
+        )
+
+    def delete_message(self, message_id: int) -> None:
+        self.storage.submit(lambda: self.store.delete_message(message_id))
+
+    def _on_created(self, chat: ChatHandle) -> None:
+        self.changed.emit()
+        if chat is self.chat:
+            self.created.emit(chat)

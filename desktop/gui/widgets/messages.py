@@ -1,0 +1,397 @@
+"""The message widgets of a chat: question, streamed answer, extracted text, error, note.
+
+Widgets do not know the app: what a click should do goes out through one `ChatActions`
+hub, which the main window connects once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.chat import Answer, AnswerStats, GenerationSettings
+from desktop.core.history.ocr_text import OcrText
+from desktop.core.question_context import context_label
+from desktop.gui.flows.save_as import table_tsv
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.basics import (
+    Thumbnail,
+    copy_button,
+    copy_to_clipboard,
+    flat_button,
+    push_button,
+    text_label,
+)
+from desktop.gui.widgets.code_links import link_codes
+from desktop.gui.widgets.flow_layout import FlowLayout
+from desktop.gui.widgets.markdown_view import MarkdownView
+
+if TYPE_CHECKING:
+    from desktop.core.conversation import AskRequest
+
+CHAT_THUMBNAIL_EDGE = 160
+OCR_THUMBNAIL_EDGE = 56
+USER_MAX_SHARE = 0.8
+RENDER_INTERVAL_MS = 40  # re-render a streaming answer at most 25 times a second
+ASSISTANT_NAME = "DeskLens"
+NO_TEXT = "The model returned no text for this question."
+STOPPED_EMPTY = "Stopped before any text was written."
+
+
+class ChatActions(QObject):
+    """What message widgets ask the window to do."""
+
+    view_image = Signal(object)  # ImageRef
+    extract_text = Signal(object)  # [ImageRef]: fast OCR
+    refine = Signal(object)  # ImageRef: the VLM's Markdown preset
+    save_text = Signal(object)  # OcrMessage: its text, tables or image made searchable
+    save_table = Signal(object)  # OcrMessage: its tables as .xlsx or .csv
+    retry = Signal(object)  # ErrorMessage
+    regenerate = Signal(object)  # AssistantMessage: answer its question again
+    edit = Signal(object)  # UserMessage: put the question back in the composer
+
+
+def format_stats(stats: AnswerStats) -> str:
+    parts = []
+    if stats.ttft_s:
+        parts.append(f"{stats.ttft_s:.2f} s to first token")
+    if stats.tokens_per_s:
+        parts.append(f"{stats.tokens_per_s:.1f} tokens/s")
+    if stats.generated_tokens:
+        parts.append(f"{stats.generated_tokens} tokens")
+    if stats.drafted_tokens:  # this answer's own figure (each answer drafts afresh)
+        parts.append(f"{stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted")
+    return " · ".join(parts)
+
+
+class MessageWidget(QWidget):
+    """A row holding one bubble: full width on the left (DeskLens), or on the right (the
+    user) as wide as its content needs, up to `USER_MAX_SHARE` of the row."""
+
+    def __init__(self, object_name: str, *, right: bool = False) -> None:
+        super().__init__()
+        self.message_id: int | None = None
+        self._right = right
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        self.bubble = QFrame()
+        self.bubble.setObjectName(object_name)
+        self.body = QVBoxLayout(self.bubble)
+        self.body.setContentsMargins(16, 12, 16, 10)
+        self.body.setSpacing(8)
+        if right:
+            row.addStretch(1)
+        row.addWidget(self.bubble, 0 if right else 1)
+        outer.addLayout(row)
+        self._outer = outer
+
+    def text(self) -> str:
+        return ""
+
+    def natural_width(self) -> int:
+        """How wide the bubble would like to be (right-aligned bubbles only)."""
+        return 0
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._right:
+            limit = int(self.width() * USER_MAX_SHARE)
+            self.bubble.setFixedWidth(max(120, min(self.natural_width(), limit)))
+
+    def _footer(self, *widgets: QWidget, meta: QLabel | None = None, outside: bool = False) -> None:
+        footer = QHBoxLayout()
+        footer.setSpacing(2)
+        if meta is not None:
+            footer.addWidget(meta, 1)
+        else:
+            footer.addStretch(1)
+        for widget in widgets:
+            footer.addWidget(widget)
+        (self._outer if outside else self.body).addLayout(footer)
+
+    def _thumbnails(self, refs: Sequence[ImageRef], edge: int, actions: ChatActions) -> QWidget:
+        holder = QWidget()
+        flow = FlowLayout(holder, spacing=6)
+        for ref in refs:
+            thumb = Thumbnail(ref, edge)
+            thumb.clicked.connect(actions.view_image)
+            add_image_actions(thumb, ref, actions)
+            flow.addWidget(thumb)
+        self.body.addWidget(holder)
+        return holder
+
+
+def add_image_actions(widget: QWidget, ref: ImageRef, actions: ChatActions) -> None:
+    """The context menu every image in the chat has."""
+    for label, emit in (
+        ("View", lambda: actions.view_image.emit(ref)),
+        ("Extract text", lambda: actions.extract_text.emit([ref])),
+        ("Refine with AI (Markdown)", lambda: actions.refine.emit(ref)),
+    ):
+        action = QAction(label, widget)
+        action.triggered.connect(emit)
+        widget.addAction(action)
+
+
+class UserMessage(MessageWidget):
+    def __init__(
+        self,
+        text: str,
+        images: Sequence[ImageRef],
+        actions: ChatActions,
+        *,
+        typed: str | None = None,
+    ) -> None:
+        """`text`: the question as the model read it; `typed`: the user's own words in it (a
+        new question's `text` is typed; a stored one says: StoredMessage.typed_text)."""
+        super().__init__("userBubble", right=True)
+        self.images = list(images)
+        self._text = text if typed is None else typed  # shown, copied and edited
+        self.prompt = text  # what the model read: with the system prompt or the OCR text
+        self.settings: GenerationSettings | None = None  # as asked (None: reopened chat)
+        self._thumbs = (
+            self._thumbnails(self.images, CHAT_THUMBNAIL_EDGE, actions) if images else None
+        )
+        self._label = text_label(self._text) if text else None
+        if self._label is not None:
+            self.body.addWidget(self._label)
+        self._context = text_label("", "messageMeta", selectable=False)
+        self.body.addWidget(self._context)
+        self.set_prompt(text)
+        self.bubble.setAccessibleName("Your message")
+        buttons: list[QWidget] = []
+        if self.images:
+            extract = flat_button("Extract text", "Read the text of these images (fast OCR)")
+            extract.clicked.connect(lambda: actions.extract_text.emit(list(self.images)))
+            buttons.append(extract)
+        edit = flat_button("Edit", "Edit this question and send it again")
+        edit.clicked.connect(lambda: actions.edit.emit(self))
+        self._footer(*buttons, edit, copy_button(self.text, "question"), outside=True)
+
+    def text(self) -> str:
+        return self._text
+
+    def set_prompt(self, prompt: str) -> None:
+        self.prompt = prompt
+        added = prompt != self._text
+        self._context.setText(context_label(prompt))
+        self._context.setToolTip(prompt if added else "")
+        self._context.setVisible(added)
+
+    def natural_width(self) -> int:
+        margins = self.body.contentsMargins()
+        widths = [0]
+        if self._label is not None:
+            metrics = self._label.fontMetrics()
+            widths += [metrics.horizontalAdvance(line) + 4 for line in self._text.splitlines()]
+        if self._thumbs is not None:
+            thumbs = self._thumbs.findChildren(Thumbnail)
+            widths.append(sum(t.sizeHint().width() + 6 for t in thumbs))
+        return max(widths) + margins.left() + margins.right()
+
+
+class AssistantMessage(MessageWidget):
+    """Streams: `append()` per chunk, `finish()` with the engine's answer."""
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        waiting: str = "Thinking…",
+        actions: ChatActions | None = None,
+        streaming: bool | None = None,
+    ) -> None:
+        super().__init__("assistantBubble")
+        self.bubble.setAccessibleName("Answer")
+        self._text = text
+        self.stopped = False
+        self.streaming = not text if streaming is None else streaming
+        header = QHBoxLayout()
+        author = QLabel(ASSISTANT_NAME)
+        author.setObjectName("messageAuthor")
+        header.addWidget(author)
+        self.badge = QLabel("stopped")
+        self.badge.setObjectName("badge")
+        self.badge.setAccessibleName("Answer stopped")
+        self.badge.hide()
+        header.addWidget(self.badge)
+        header.addStretch(1)
+        self.body.addLayout(header)
+        self.view = MarkdownView()
+        self.body.addWidget(self.view)
+        self.meta = text_label(waiting if self.streaming else "", "messageMeta")
+        buttons: list[QWidget] = [copy_button(self.text, "answer")]
+        if actions is not None:
+            regenerate = flat_button("Regenerate", "Answer this question again")
+            regenerate.clicked.connect(lambda: actions.regenerate.emit(self))
+            buttons.append(regenerate)
+        self._footer(*buttons, meta=self.meta)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(RENDER_INTERVAL_MS)
+        self._timer.timeout.connect(self._render)
+        self._render()
+
+    def text(self) -> str:
+        return self._text
+
+    def set_waiting(self, text: str) -> None:
+        if self.streaming and not self._text:
+            self.meta.setText(text)
+
+    def append(self, chunk: str) -> None:
+        if not self._text:
+            self.meta.setText("Writing…")
+        self._text += chunk
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def finish(self, answer: Answer) -> None:
+        self.streaming = False
+        self._timer.stop()
+        if answer.text and answer.text != self._text:
+            self._text = answer.text  # tokens still in flight are superseded by the final text
+        self.set_stopped(answer.finish_reason == "stopped")
+        meta = format_stats(answer.stats)
+        if answer.finish_reason == "length":
+            meta = "Reached the answer length limit · " + meta
+        self.meta.setText(meta)
+        self._render()
+
+    def set_stopped(self, stopped: bool) -> None:
+        self.stopped = stopped
+        self.badge.setVisible(stopped)
+        self._render()
+
+    def set_stats(self, stats: AnswerStats | None) -> None:
+        self.meta.setText(format_stats(stats) if stats else "")
+
+    def _render(self) -> None:
+        if self.streaming or self._text.strip():
+            self.view.set_markdown(self._text)
+        elif self.stopped:
+            self.view.set_markdown(f"*{STOPPED_EMPTY}*")
+        else:  # blank (only spaces or newlines): an empty card would look like a fault
+            self.view.set_markdown(f"*{NO_TEXT}*")
+
+
+class OcrMessage(MessageWidget):
+    """Fast-OCR text of one image, with Copy, Save as and Refine with AI."""
+
+    def __init__(self, result: OcrText, image: ImageRef, actions: ChatActions) -> None:
+        super().__init__("ocrBubble")
+        self.bubble.setAccessibleName("Extracted text")
+        self.result = result
+        self.image = image
+        header = QHBoxLayout()
+        thumb = Thumbnail(image, OCR_THUMBNAIL_EDGE)
+        thumb.clicked.connect(actions.view_image)
+        add_image_actions(thumb, image, actions)
+        header.addWidget(thumb, 0, Qt.AlignmentFlag.AlignTop)
+        titles = QVBoxLayout()
+        title = QLabel("Extracted text")
+        title.setObjectName("messageAuthor")
+        titles.addWidget(title)
+        detail = f"{image.name} · {result.seconds:.1f} s" if result.seconds else image.name
+        titles.addWidget(text_label(detail, "messageMeta", selectable=False))
+        titles.addStretch(1)
+        header.addLayout(titles, 1)
+        self.body.addLayout(header)
+        if result.has_tables:
+            self.label: QLabel | MarkdownView = MarkdownView()
+            self.label.set_markdown(result.markdown)
+        else:
+            self.label = text_label(result.text or "No text was found in this image.")
+            link_codes(self.label)  # "QR: https://..." opens in the browser
+        self.body.addWidget(self.label)
+        # Most lines were found but not read (an unknown script): say so, offer the model.
+        # Imported here: importing the GUI must not load the OCR package (test_gui_parts).
+        from desktop.core.ocr.readability import UNREADABLE_NOTE, readability_of_json
+
+        self.unreadable = readability_of_json(result.json).failed
+        if self.unreadable:
+            self.body.addWidget(text_label(UNREADABLE_NOTE, "errorText"))
+        save = flat_button(
+            "Save as…", "Save the text (.txt, .md, .json), the tables (.xlsx, .csv) or a PDF"
+        )
+        save.clicked.connect(lambda: actions.save_text.emit(self))
+        refine: QAbstractButton = flat_button(
+            "Refine with AI", "Ask the model to rewrite this image as Markdown"
+        )
+        if self.unreadable:
+            refine = push_button("Read with AI", "primary", "Let the model read this image")
+        refine.clicked.connect(lambda: actions.refine.emit(self.image))
+        buttons: list[QWidget] = [copy_button(self.text, "extracted text"), save, refine]
+        if result.has_tables:
+            buttons.insert(1, self._table_button(actions))
+        self._footer(*buttons)
+
+    def _table_button(self, actions: ChatActions) -> QToolButton:
+        """Table ▾: Save table as… (.xlsx, .csv), Copy table as TSV (pastes as cells)."""
+        button = flat_button("Table", "Save or copy the tables found in this image")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        menu.addAction("Save table as…", lambda: actions.save_table.emit(self))
+        menu.addAction("Copy table as TSV", lambda: copy_to_clipboard(table_tsv(self.result)))
+        button.setMenu(menu)
+        return button
+
+    def text(self) -> str:
+        return self.result.text
+
+
+class ErrorMessage(MessageWidget):
+    def __init__(
+        self,
+        text: str,
+        actions: ChatActions | None = None,
+        retry_request: AskRequest | None = None,
+    ) -> None:
+        super().__init__("errorBubble")
+        self.bubble.setAccessibleName("Error")
+        self.retry_request = retry_request
+        self._text = text
+        label = text_label(text, "errorText")
+        self.body.addWidget(label)
+        buttons: list[QWidget] = []
+        if actions is not None and retry_request is not None:
+            retry = flat_button("Retry", "Send the question again")
+            retry.clicked.connect(lambda: actions.retry.emit(self))
+            buttons.append(retry)
+        self._footer(*buttons, copy_button(self.text, "error message"))
+
+    def text(self) -> str:
+        return self._text
+
+
+class NoteMessage(QWidget):
+    """A quiet line between messages (e.g. older turns dropped to fit the context)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.message_id: int | None = None
+        self._text = text
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        label = text_label(text, "noteText")
+        label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(label)
+
+    def text(self) -> str:
+        return self._text
