@@ -14,22 +14,24 @@ from desktop.cli.common import (
     add_drafting_option,
     add_generation_options,
     add_model_options,
+    add_server_options,
     ctrl_c_stops,
     drafting_hints,
     fail,
     generation_overrides,
-    load_engine,
+    load_answer_engine,
     load_images,
+    local_model_hint,
     read_images,
 )
 from desktop.core import paths
-from desktop.core.chat import Answer, GenerationSettings
+from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService
 from desktop.core.presets import PRESETS, Preset
 from desktop.core.user_presets import find_preset, load_book
 
 if TYPE_CHECKING:
-    from desktop.core.engine import VLMEngine
+    from desktop.core.conversation.engine_protocol import AnswerEngine
     from desktop.core.images import LoadedImage
     from desktop.core.ocr.models import OcrResult
 
@@ -64,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_drafting_option(parser)
     add_model_options(parser)
+    add_server_options(parser)
     add_generation_options(parser)
     parser.set_defaults(run=run)
 
@@ -111,8 +114,9 @@ def run(args: argparse.Namespace) -> int:
                 exit_codes.USAGE,
             )
         results = read_images(images, args.threads) if args.ground else None
-        hints = [] if args.each else drafting_hints(args, images, results)
-        engine = load_engine(args)
+        engine = load_answer_engine(args)
+        remote = bool(engine.info.server)  # a server drafts as it does: no OCR for hints
+        hints = [] if args.each or remote else drafting_hints(args, images, results)
     except CliError as exc:
         return fail(exc)
     service = ConversationService(engine)
@@ -130,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
         result = service.ask(request, on_text=None if args.json else stream)
     answer = result.answer
     if answer.error:
-        return fail(CliError(answer.error, exit_codes.FAILED))
+        hint = local_model_hint() if engine.info.server else ""
+        return fail(CliError(answer.error + hint, exit_codes.FAILED))
     if args.json:
         record = answer_record(answer, result.prompt, engine, images)
         print(json.dumps(record, ensure_ascii=False))
@@ -145,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"[{answer.finish_reason}] {stats.generated_tokens} tokens, first token "
             f"{stats.ttft_s:.2f} s, {stats.tokens_per_s:.1f} tok/s, "
-            f"{stats.image_tokens() or 'no images'}{drafted}",
+            f"{where_answered(stats)}{drafted}",
             file=sys.stderr,
         )
     return exit_codes.OK
@@ -153,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_each(
     service: ConversationService,
-    engine: VLMEngine,
+    engine: AnswerEngine,
     prompt: str,
     images: Sequence[LoadedImage],
     settings: GenerationSettings,
@@ -182,7 +187,7 @@ def run_each(
 
 
 def answer_record(
-    answer: Answer, prompt: str, engine: VLMEngine, images: Sequence[LoadedImage]
+    answer: Answer, prompt: str, engine: AnswerEngine, images: Sequence[LoadedImage]
 ) -> dict[str, Any]:
     return {
         "answer": answer.text,
@@ -192,3 +197,10 @@ def answer_record(
         "images": [image.name for image in images],
         "stats": answer.stats.to_dict(),
     }
+
+
+def where_answered(stats: AnswerStats) -> str:
+    """The server that answered, or this computer's image-token count."""
+    if stats.server:
+        return f"answered by the server at {stats.server}"
+    return stats.image_tokens() or "no images"

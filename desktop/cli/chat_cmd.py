@@ -19,17 +19,18 @@ from desktop.cli.common import (
     CliError,
     add_generation_options,
     add_model_options,
+    add_server_options,
     ctrl_c_stops,
     fail,
     generation_overrides,
-    load_engine,
+    load_answer_engine,
     load_images,
 )
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
 
 if TYPE_CHECKING:
-    from desktop.core.engine import VLMEngine
+    from desktop.core.conversation.engine_protocol import AnswerEngine
     from desktop.core.images import LoadedImage
 
 HELP = "Commands: /image PATH (attach), /clear (new conversation), /quit. Ctrl+D quits."
@@ -43,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("images", nargs="*", metavar="IMAGE", help="images for the first question")
     add_model_options(parser)
+    add_server_options(parser)
     add_generation_options(parser)
     parser.set_defaults(run=run)
 
@@ -85,7 +87,7 @@ def _read(prompt: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     try:
         pending = load_images(args.images)
-        engine = load_engine(args)
+        engine = load_answer_engine(args)
     except CliError as exc:
         return fail(exc)
     settings = GenerationSettings(**generation_overrides(args))
@@ -105,7 +107,7 @@ class Chat:
     """What the loop works with: the conversation (the service's unsaved follow-up one)."""
 
     service: ConversationService
-    engine: VLMEngine  # for Ctrl+C's stop
+    engine: AnswerEngine  # for Ctrl+C's stop
     settings: GenerationSettings
     ahead: ReadAhead
 

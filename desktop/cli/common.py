@@ -10,11 +10,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
+from desktop.core.remote.config import ENV_KEY, ENV_URL
 
 if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `desklens ocr`)
+    from desktop.core.conversation.engine_protocol import AnswerEngine
     from desktop.core.engine import VLMEngine
     from desktop.core.images import LoadedImage
     from desktop.core.ocr.models import OcrResult
+    from desktop.core.remote.config import ServerConfig
 
 
 class CliError(Exception):
@@ -84,6 +87,77 @@ def generation_overrides(args: argparse.Namespace) -> dict:
         "ignore_eos": args.ignore_eos or None,
     }
     return {key: value for key, value in given.items() if value is not None}
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """A model server instead of this computer's model (the OCR stays here)."""
+    group = parser.add_argument_group("model server")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument(
+        "--server",
+        metavar="URL",
+        help="ask an OpenAI-compatible model server instead of this computer's model, e.g. "
+        "http://10.0.0.5:8000/v3 (OpenVINO Model Server) or another DeskLens's "
+        f"`serve --api`; also ${ENV_URL}. The key comes from ${ENV_KEY} or the one saved in "
+        "Settings. Your questions and images go to that server.",
+    )
+    where.add_argument(
+        "--local", action="store_true", help=f"use this computer's model even if ${ENV_URL} is set"
+    )
+    group.add_argument(
+        "--server-model", metavar="NAME", help="the server's model (default: its only or first)"
+    )
+
+
+def server_config(args: argparse.Namespace) -> ServerConfig | None:
+    """The server this command asks, or None for this computer's model."""
+    from desktop.core import paths
+    from desktop.core.remote.config import from_environment
+    from desktop.core.remote.errors import RemoteError
+
+    if getattr(args, "local", False):
+        return None
+    try:
+        return from_environment(
+            getattr(args, "server", None),
+            paths.user_data_dir(),
+            getattr(args, "server_model", None),
+        )
+    except RemoteError as exc:
+        raise CliError(str(exc), exit_codes.USAGE) from exc
+
+
+def load_answer_engine(args: argparse.Namespace) -> AnswerEngine:
+    """A server's model when one is asked for (said on stderr: the images leave this
+    computer), else this computer's model."""
+    config = server_config(args)
+    if config is None:
+        return load_engine(args)
+    from desktop.core.remote.engine import RemoteEngine
+    from desktop.core.remote.errors import RemoteError
+
+    try:
+        engine = RemoteEngine.connect(config)
+    except RemoteError as exc:
+        raise CliError(f"{exc}{local_model_hint()}", exit_codes.FAILED) from exc
+    print(
+        f"desklens: asking {engine.info.name!r} on the server at {config.host}: your questions "
+        "and images go there (the OCR stays on this computer).",
+        file=sys.stderr,
+    )
+    return engine
+
+
+def local_model_hint() -> str:
+    """ " Without --server, this computer's model NAME answers." when there is one."""
+    from desktop.core.model_registry import find_models
+
+    try:
+        models = find_models()
+    except OSError:
+        return ""
+    usable = [entry for entry in models if entry.manifest is not None]
+    return f" Without --server, this computer's model {usable[0].name!r} answers." if usable else ""
 
 
 def load_engine(args: argparse.Namespace) -> VLMEngine:
@@ -165,7 +239,7 @@ def drafting_hints(
 
 
 @contextmanager
-def ctrl_c_stops(engine: VLMEngine) -> Iterator[None]:
+def ctrl_c_stops(engine: AnswerEngine) -> Iterator[None]:
     """While answering, Ctrl+C stops the answer (cooperatively) instead of killing the process."""
     if not hasattr(signal, "SIGINT") or not _main_thread():
         yield

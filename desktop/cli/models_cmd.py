@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from desktop.cli import exit_codes
+from desktop.cli.common import CliError, fail
 from desktop.cli.setup_progress import MODES, Reporter
 from desktop.core import paths
 from desktop.core.model_registry import find_models
@@ -47,13 +48,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="bar (terminal), lines (logs) or json (one event per line); auto picks",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable list")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="list the models of an OpenAI-compatible model server instead (key from "
+        "$DESKLENS_SERVER_KEY or the one saved in Settings)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.server and (args.download or args.import_dir):
+        return fail(CliError("--server lists a server's models; it does not install", 2))
+    if args.server:
+        return list_server_models(args.server, args.json)
     if args.download or args.import_dir:
         return set_up(args)
     return list_models(args.json)
+
+
+def list_server_models(url: str, as_json: bool) -> int:
+    from desktop.core.remote.config import from_environment
+    from desktop.core.remote.engine import list_models as server_models
+    from desktop.core.remote.errors import RemoteError
+
+    try:
+        config = from_environment(url, paths.user_data_dir())
+        assert config is not None  # a URL was given
+        names = server_models(config)
+    except RemoteError as exc:
+        return fail(CliError(str(exc), exit_codes.FAILED))
+    if as_json:
+        print(json.dumps({"server": config.url, "models": names}, indent=2))
+    elif names:
+        print(f"Models on the server at {config.host}:")
+        print("\n".join(f"  {name}" for name in names))
+    else:
+        print(f"The server at {config.host} offers no model.")
+    return exit_codes.OK
 
 
 def set_up(args: argparse.Namespace) -> int:

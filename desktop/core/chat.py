@@ -54,8 +54,9 @@ class AnswerStats:
     dropped_turns: int = 0
     drafted_tokens: int = 0  # proposed by the drafter (prompt lookup) and verified
     accepted_tokens: int = 0  # of those, what the model itself chose
+    server: str = ""  # the host that answered (a model server); "" = this computer
 
-    def to_dict(self) -> dict[str, float | int]:
+    def to_dict(self) -> dict[str, float | int | str]:
         return asdict(self)
 
     def image_tokens(self) -> str:

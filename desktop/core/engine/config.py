@@ -54,11 +54,15 @@ class EngineConfig:
 
 @dataclass
 class ModelInfo:
+    """The model answering: a local folder (folder and manifest set), or a server's model
+    (`server` = its host; no folder, no manifest)."""
+
     name: str
-    folder: Path
+    folder: Path | None
     device: str
     weight_format: str
-    manifest: Manifest
+    manifest: Manifest | None
+    server: str = ""
 
 
 @dataclass

@@ -1,0 +1,223 @@
+"""`RemoteEngine`: the `AnswerEngine` protocol over an OpenAI-compatible server.
+
+The server keeps no state between requests, so each question sends the conversation again;
+what only a local engine can do (reading ahead, drafts, KV reuse) is skipped: `prepare` says
+"skipped". Stop closes the stream (the server stops decoding when its client leaves). A stream
+cut midway keeps what came, as a stopped answer with a note that says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, Turn
+from desktop.core.engine.config import ModelInfo, Preparation
+from desktop.core.remote.config import ServerConfig, check_config
+from desktop.core.remote.errors import RemoteError, describe_failure
+from desktop.core.remote.messages import ImageUrls, chat_messages, request_options
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletionChunk
+
+    from desktop.core.chat import FinishReason, ImageLike
+
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 600.0  # a busy server may read a large image for minutes before its first word
+
+
+def make_client(config: ServerConfig) -> openai.OpenAI:
+    import openai
+
+    return openai.OpenAI(
+        base_url=config.url,
+        api_key=config.api_key or "none",  # the client insists on one; open servers ignore it
+        max_retries=0,  # a refusal is said at once, with its Retry-After, not waited out
+        timeout=openai.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+    )
+
+
+def list_models(config: ServerConfig) -> list[str]:
+    """The server's model names (GET {url}/models); RemoteError in a sentence."""
+    config = check_config(config)
+    client = make_client(config)
+    try:
+        return [
+            model.id for model in client.models.list()
+        ]  # the server's order: its main model first
+    except Exception as exc:
+        raise RemoteError(describe_failure(exc, config.host)) from exc
+    finally:
+        client.close()
+
+
+class RemoteEngine:
+    def __init__(self, config: ServerConfig, client: openai.OpenAI | None = None) -> None:
+        self.config = config
+        self._client = client or make_client(config)
+        self._urls = ImageUrls()
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._stream: Any = None  # the answer being streamed, for stop() to close
+        self.info = ModelInfo(config.model, None, "server", "server", None, config.host)
+
+    @classmethod
+    def connect(cls, config: ServerConfig) -> RemoteEngine:
+        """Checks the address, then asks the server for its models: the configured one must
+        be there (none configured: its only, or first, model). RemoteError otherwise."""
+        config = check_config(config)
+        models = list_models(config)
+        if not models and not config.model:
+            raise RemoteError(f"The server at {config.host} offers no model.")
+        if config.model and models and config.model not in models:
+            offered = ", ".join(models[:8]) + (" …" if len(models) > 8 else "")
+            raise RemoteError(
+                f"The server at {config.host} has no model named {config.model!r}; it offers: "
+                f"{offered}."
+            )
+        return cls(config if config.model else config.with_model(models[0]))
+
+    def close(self) -> None:
+        self.stop()
+        self._client.close()
+
+    # --- the AnswerEngine protocol ---------------------------------------------------------
+
+    def ask(
+        self,
+        conversation: Conversation,
+        question: str,
+        images: Sequence[ImageLike] = (),
+        settings: GenerationSettings | None = None,
+        on_text: Callable[[str], None] | None = None,
+        hints: Sequence[str] = (),  # drafting is the server's business
+    ) -> Answer:
+        settings = settings or GenerationSettings()
+        self._stopping.clear()
+        messages = chat_messages(conversation, question, images, self._urls)
+        reply = _Reply(time.perf_counter(), on_text)
+        try:
+            self._stream_into(reply, messages, settings)
+        except Exception as exc:
+            if not self._stopping.is_set():
+                reply.failure = describe_failure(exc, self.config.host, self.config.model)
+        finally:
+            with self._lock:
+                self._stream = None
+        answer = reply.answer(self.config.host, stopped=self._stopping.is_set())
+        if answer.ok:
+            conversation.turns.append(
+                Turn(question, list(images), answer.text, [], answer.finish_reason == "stopped")
+            )
+            if reply.failure is not None:
+                conversation.notes.append(f"The answer was cut off: {reply.failure}")
+        return answer
+
+    def ask_each(
+        self,
+        requests: Sequence[tuple[str, Sequence[ImageLike]]],
+        settings: GenerationSettings | None = None,
+    ) -> list[Answer]:
+        answers = []
+        for question, images in requests:
+            answers.append(self.ask(Conversation(), question, images, settings))
+            if self._stopping.is_set():
+                break
+        return answers
+
+    def prepare(
+        self,
+        conversation: Conversation,
+        images: Sequence[ImageLike] = (),
+        settings: GenerationSettings | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Preparation:
+        """Nothing to read ahead: the server reads the images when the question comes."""
+        return Preparation("skipped")
+
+    def stop(self) -> None:
+        """Any thread: ends the answer now, closing its stream."""
+        self._stopping.set()
+        with self._lock:
+            stream = self._stream
+        if stream is not None:
+            # Closing a stream that another thread reads may raise there and here.
+            with contextlib.suppress(Exception):
+                stream.close()
+
+    def reset(self) -> None:
+        """The server holds nothing between requests."""
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _stream_into(
+        self, reply: _Reply, messages: list[dict[str, Any]], settings: GenerationSettings
+    ) -> None:
+        # Plain dicts for the messages and options the SDK's TypedDicts do not name (extra_body).
+        stream = self._client.chat.completions.create(  # type: ignore[call-overload]
+            model=self.config.model,
+            messages=messages,
+            stream=True,
+            stream_options={"include_usage": True},
+            **request_options(settings),
+        )
+        with self._lock:
+            self._stream = stream
+        if self._stopping.is_set():
+            stream.close()
+            return
+        for chunk in stream:
+            reply.take(chunk)
+            if self._stopping.is_set():
+                break
+
+
+class _Reply:
+    """What one streamed answer has brought so far."""
+
+    def __init__(self, started: float, on_text: Callable[[str], None] | None) -> None:
+        self.started = started
+        self.on_text = on_text
+        self.parts: list[str] = []
+        self.first_at: float | None = None
+        self.chunks = 0
+        self.finish: str | None = None
+        self.usage: Any = None
+        self.failure: str | None = None
+
+    def take(self, chunk: ChatCompletionChunk) -> None:
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = chunk.usage
+        for choice in chunk.choices or ():
+            piece = choice.delta.content if choice.delta is not None else None
+            if piece:
+                if self.first_at is None:
+                    self.first_at = time.perf_counter()
+                self.parts.append(piece)
+                self.chunks += 1
+                if self.on_text is not None:
+                    self.on_text(piece)
+            if choice.finish_reason:
+                self.finish = choice.finish_reason
+
+    def answer(self, host: str, *, stopped: bool) -> Answer:
+        text = "".join(self.parts)
+        stats = AnswerStats(server=host)
+        generated = getattr(self.usage, "completion_tokens", None) or self.chunks
+        context = getattr(self.usage, "total_tokens", None) or 0
+        stats.input_tokens = getattr(self.usage, "prompt_tokens", None) or 0
+        stats.close(generated, context, self.started, self.first_at, time.perf_counter())
+        if self.failure is None and not stopped and self.finish is None:
+            self.failure = f"The server at {host} closed the stream before the answer was complete."
+        if self.failure is not None and not text:
+            return Answer("", "error", stats, self.failure)
+        reason: FinishReason = "eos"
+        if stopped or self.failure is not None:
+            reason = "stopped"
+        elif self.finish == "length":
+            reason = "length"
+        return Answer(text, reason, stats)

@@ -1,0 +1,155 @@
+"""The remote engine against a real server: DeskLens's own `serve --api` (the real server on
+loopback, the tiny model on the real OpenVINO runtime), asked through the conversation service
+as every front end asks. Greedy decoding makes the remote answer checkable: it must be the
+very answer this computer's engine gives to the same conversation."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from api_support import hold_after_a_full_answer, start_api
+from gui_support import text_image
+
+from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.images import load_image
+from desktop.core.remote.config import ServerConfig
+from desktop.core.remote.engine import RemoteEngine, list_models
+from devkit.tiny_models import EXACT
+
+QUESTION = "What does the screenshot say?"
+SHORT = GenerationSettings(max_new_tokens=12)
+
+
+@pytest.fixture(scope="module")
+def local(tiny_ir):
+    """A second engine on this side: the reference the server's answers must equal."""
+    from desktop.core.engine import EngineConfig, VLMEngine
+
+    return VLMEngine.load(tiny_ir, EngineConfig(**EXACT))
+
+
+@pytest.fixture
+def remote(api):
+    engine = RemoteEngine.connect(ServerConfig(api.url, api.token))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def two_images(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("remote-images")
+    images = []
+    for number, words in enumerate(["Invoice 2291 total 48.10", "Meeting moved to 3 pm"]):
+        path = folder / f"shot{number}.png"
+        text_image(words).save(path)
+        images.append(load_image(path))
+    return images
+
+
+def test_connect_picks_the_servers_chat_model_and_says_where_it_runs(remote, engine, api):
+    assert remote.info.name == engine.info.name  # the first listed, not "desklens-ocr"
+    assert remote.info.server == f"127.0.0.1:{api.server.port}"
+    assert remote.info.folder is None and remote.info.manifest is None
+    assert list_models(ServerConfig(api.url, api.token)) == [engine.info.name, "desklens-ocr"]
+
+
+def test_a_streamed_answer_equals_this_computers_answer(remote, local, two_images):
+    chunks: list[str] = []
+    service = ConversationService(remote)
+    result = service.ask(AskRequest(QUESTION, (two_images[0],), SHORT), on_text=chunks.append)
+    expected = ConversationService(local).ask(AskRequest(QUESTION, (two_images[0],), SHORT))
+    assert result.answer.ok and result.answer.text
+    assert "".join(chunks) == result.answer.text == expected.answer.text
+    assert len(chunks) > 1  # streamed, not one block at the end
+    stats = result.answer.stats
+    assert stats.server == remote.info.server
+    assert stats.generated_tokens == expected.answer.stats.generated_tokens
+    assert result.answer.finish_reason == expected.answer.finish_reason
+
+
+def test_two_images_and_a_follow_up_send_the_conversation_back(remote, local, two_images):
+    """The second question's answer depends on the first turn and both images: the server
+    answers exactly as a local engine that holds the whole conversation."""
+    follow_up = "And the second one?"
+    answers = []
+    for engine in (remote, local):
+        service = ConversationService(engine)
+        first = service.ask(AskRequest(QUESTION, tuple(two_images), SHORT, follow_up=True))
+        second = service.ask(AskRequest(follow_up, (), SHORT, follow_up=True))
+        assert first.answer.ok and second.answer.ok
+        assert len(service.conversation.turns) == 2
+        answers.append((first.answer.text, second.answer.text))
+    assert answers[0] == answers[1]
+
+
+def test_a_json_schema_constrains_the_servers_answer(remote, two_images):
+    schema = {
+        "type": "object",
+        "properties": {"total": {"enum": ["48.10", "12.00"]}},
+        "required": ["total"],
+        "additionalProperties": False,
+    }
+    settings = GenerationSettings(max_new_tokens=60, json_schema=schema)
+    result = ConversationService(remote).ask(AskRequest("The total?", (two_images[0],), settings))
+    assert result.answer.ok, result.answer.error
+    assert json.loads(result.answer.text)["total"] in ("48.10", "12.00")
+
+
+def test_the_token_limit_reaches_the_server(remote, two_images):
+    settings = GenerationSettings(max_new_tokens=5)
+    result = ConversationService(remote).ask(AskRequest(QUESTION, (two_images[0],), settings))
+    assert result.answer.finish_reason == "length"
+    assert result.answer.stats.generated_tokens == 5
+
+
+def test_stop_ends_the_answer_on_the_server_too_and_keeps_the_words(engine, tmp_path, two_images):
+    """Stop from another thread closes the stream; the server sees its client leave and stops
+    decoding; the words that came stay, as a stopped answer."""
+    api = start_api(engine, tmp_path)
+    remote = RemoteEngine.connect(ServerConfig(api.url, api.token))
+    try:
+        held, _messages, full_tokens = hold_after_a_full_answer(api, two_images[0].image)
+        first_words = threading.Event()
+        results = []
+        request = AskRequest("Go on.", (two_images[0],), GenerationSettings(max_new_tokens=2000))
+
+        def ask() -> None:
+            service = ConversationService(remote)
+            results.append(service.ask(request, on_text=lambda _: first_words.set()))
+
+        thread = threading.Thread(target=ask)
+        thread.start()
+        assert first_words.wait(120)
+        remote.stop()
+        thread.join(120)
+        answer = results[0].answer
+        assert answer.finish_reason == "stopped" and answer.ok and answer.text
+        assert held.stopped_by_the_leave(full_tokens)
+    finally:
+        remote.close()
+        api.stop()
+
+
+def test_what_only_a_local_engine_does_is_skipped(remote, two_images):
+    preparation = remote.prepare(Conversation(), [two_images[0]])
+    assert preparation.status == "skipped"
+    answers = remote.ask_each([("Words?", [image]) for image in two_images], SHORT)
+    assert [a.ok for a in answers] == [True, True]
+
+
+def test_a_wrong_key_is_a_sentence_and_asks_nothing(api):
+    from desktop.core.remote.errors import RemoteError
+
+    with pytest.raises(RemoteError, match=r"refused the key \(401\)") as caught:
+        RemoteEngine.connect(ServerConfig(api.url, "dl-wrong-key-" + "x" * 40))
+    assert "wrong-key" not in str(caught.value)
+
+
+def test_an_unknown_model_names_the_models_the_server_has(api, engine):
+    from desktop.core.remote.errors import RemoteError
+
+    with pytest.raises(RemoteError, match=f"no model named 'nope'.*{engine.info.name}"):
+        RemoteEngine.connect(ServerConfig(api.url, api.token, model="nope"))
