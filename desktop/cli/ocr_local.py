@@ -35,7 +35,10 @@ from desktop.core.ocr.searchable_pdf import write_searchable
 from desktop.core.ocr.service import OcrRequest
 from desktop.core.refine import refine_to_markdown
 
-_SIGNAL_EXIT = {signal.SIGINT: exit_codes.INTERRUPTED, signal.SIGTERM: exit_codes.TERMINATED}
+_SIGNAL_EXIT: dict[int, int] = {
+    signal.SIGINT: exit_codes.INTERRUPTED,
+    signal.SIGTERM: exit_codes.TERMINATED,
+}
 
 
 def run(args: argparse.Namespace) -> int:

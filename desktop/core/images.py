@@ -301,7 +301,8 @@ def _to_rgb(image: Image.Image) -> Image.Image:
     if image.mode == "RGB":
         return image
     if image.mode == "LAB":  # CIELAB TIFFs: Pillow's plain convert() would garble colours
-        return ImageCms.applyTransform(image, _lab_to_srgb())
+        converted = ImageCms.applyTransform(image, _lab_to_srgb())  # None only in place
+        return converted if converted is not None else image.convert("RGB")
     if image.mode == "La":  # premultiplied alpha: Pillow converts it to LA only
         image = image.convert("LA")
     if image.mode.startswith(("I", "F")):
@@ -331,6 +332,7 @@ def _to_8bit_gray(image: Image.Image) -> Image.Image:
     """
     values = np.nan_to_num(np.asarray(image, dtype=np.float32))  # exact for 16-bit values
     low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
+    scaled: np.ndarray
     if image.mode.startswith("I;16") or (low >= 0 and 255 < high <= 65535):
         scaled = values / 257  # full 16-bit range onto 0..255
     elif image.mode == "F" and low >= 0 and high <= 1:

@@ -153,3 +153,12 @@ def test_an_unknown_model_names_the_models_the_server_has(api, engine):
 
     with pytest.raises(RemoteError, match=f"no model named 'nope'.*{engine.info.name}"):
         RemoteEngine.connect(ServerConfig(api.url, api.token, model="nope"))
+
+
+def test_a_repetition_penalty_and_ignore_eos_reach_the_server(remote, local, two_images):
+    settings = GenerationSettings(max_new_tokens=12, repetition_penalty=1.3, ignore_eos=True)
+    request = AskRequest(QUESTION, (two_images[1],), settings)
+    far = ConversationService(remote).ask(request).answer
+    near = ConversationService(local).ask(request).answer
+    assert far.text == near.text
+    assert far.stats.generated_tokens == 12 and far.finish_reason == "length"

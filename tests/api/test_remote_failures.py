@@ -60,7 +60,9 @@ def test_a_stream_cut_midway_keeps_the_words_and_says_so(tmp_path):
     with StandInServer("cut") as server:
         engine = RemoteEngine(ServerConfig(server.url, KEY, MODEL))
         service = ConversationService(engine, store)
-        request = AskRequest("What is this?", (), GenerationSettings(), chat=ChatHandle(title="cut"))
+        request = AskRequest(
+            "What is this?", (), GenerationSettings(), chat=ChatHandle(title="cut")
+        )
         result = service.ask(request)
     assert result.answer.ok and result.answer.text == "Hello wor"
     assert result.answer.finish_reason == "stopped"
@@ -90,3 +92,14 @@ def test_a_certificate_nobody_trusts_is_said_as_such(tmp_path):
         RemoteEngine.connect(ServerConfig(server.url, KEY))
     assert server.url.startswith("https://")
     assert KEY not in str(caught.value)
+
+
+def test_a_server_without_a_model_list_is_asked_by_the_name_given():
+    """Some servers answer GET /models with 404: with a model name the engine goes on (the
+    first question checks it); without one the user is told to name it."""
+    with StandInServer("no-list") as server:
+        engine = RemoteEngine.connect(ServerConfig(server.url, KEY, "named-model"))
+        assert engine.info.name == "named-model"
+        engine.close()
+        with pytest.raises(RemoteError, match="does not list its models; enter the name"):
+            RemoteEngine.connect(ServerConfig(server.url, KEY))

@@ -32,6 +32,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "prune_bench.py": ([], True),
     "prune_fp32_check.py": ([], True),
     "api_bench.py": ([], True),
+    "remote_bench.py": ([], True),
     "grounding_bench.py": ([], True),
     "draft_bench.py": (["--costs", "bench/verify_costs.json"], False),
     "ocr_bench.py": ([], False),

@@ -49,6 +49,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.requests.append(("GET", self.path, self._headers()))
         if self.server.mode == "401":
             self._error(401, "Invalid API key.")
+        elif self.server.mode == "no-list":
+            self._error(404, "Not found.")
         else:
             self._json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
 

@@ -89,8 +89,8 @@ def parse_chat(body: object) -> ChatCall:
 
 
 def generation_settings(body: dict) -> GenerationSettings:
-    """max_tokens, temperature, top_p, seed, response_format and skip_repeats as the engine's
-    settings."""
+    """max_tokens, temperature, top_p, seed, response_format, skip_repeats, repetition_penalty
+    and ignore_eos as the engine's settings."""
     settings = GenerationSettings()
     limit = body.get("max_completion_tokens", body.get("max_tokens"))
     if limit is not None:
@@ -108,7 +108,19 @@ def generation_settings(body: dict) -> GenerationSettings:
     settings.json_schema = json_schema(body.get("response_format"))
     if body.get("skip_repeats") is not None:  # DeskLens's own: false reads every image block
         settings.skip_repeats = _flag(body, "skip_repeats")
+    _server_extensions(body, settings)
     return settings
+
+
+def _server_extensions(body: dict, settings: GenerationSettings) -> None:
+    """vLLM's and OpenVINO Model Server's fields, which DeskLens's remote engine sends."""
+    if body.get("repetition_penalty") is not None:
+        penalty = _number(body["repetition_penalty"], "repetition_penalty", 0.0, 10.0)
+        if penalty == 0:
+            raise invalid("'repetition_penalty' must be above 0.", "repetition_penalty")
+        settings.repetition_penalty = penalty
+    if body.get("ignore_eos") is not None:
+        settings.ignore_eos = _flag(body, "ignore_eos")
 
 
 def _refuse_unsupported(body: dict) -> None:

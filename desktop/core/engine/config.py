@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from desktop.core.bounded_json import read_json
+from desktop.core.bounded_json import read_json_object
 from desktop.core.chat import AnswerStats
 from desktop.core.engine.vision import VisionSpec
 from desktop.core.manifest import Manifest
@@ -78,7 +78,7 @@ class Preparation:
 
 def read_vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> VisionSpec:
     """The image pipeline's sizes: the model's patch geometry within the configured budget."""
-    pre = read_json(folder / "preprocessor_config.json")
+    pre = read_json_object(folder / "preprocessor_config.json")
     patch, merge = int(vision_cfg["patch_size"]), int(vision_cfg["spatial_merge_size"])
     token_px = (patch * merge) ** 2
     size = pre.get("size", {})

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from desktop.core.bounded_json import read_json
+from desktop.core.bounded_json import read_json_object
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
 from desktop.core.engine.batch import pad_left
 from desktop.core.engine.config import EngineConfig, ModelInfo, Preparation, read_vision_spec
@@ -68,7 +68,7 @@ class VLMEngine:
         lm_props = {**common, **config.language_properties}
         vis_props = {**common, **config.vision_properties}
         device = config.device
-        model_config = read_json(folder / "config.json")
+        model_config = read_json_object(folder / "config.json")
         vision_cfg, text_cfg = model_config["vision_config"], model_config["text_config"]
         self._hidden = int(text_cfg["hidden_size"])
         self.codec = TextCodec(core, folder)
@@ -194,8 +194,8 @@ class VLMEngine:
         try:  # the images first: a bad one fails here, with the KV state untouched
             blocks = self.prompts.embed_images(images, stats, skip)
             turns = conversation.turns
-            seq = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats, skip)
-            seq = seq.sequence
+            fitted = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats, skip)
+            seq = fitted.sequence
         except Exception as exc:
             error = f"Reading the images failed: {describe(exc)}"
             return self._prepared("error", stats, started, error)
@@ -329,6 +329,8 @@ class VLMEngine:
         reuse = self._reuse(seq, len(seq) - 1)
         t0 = time.perf_counter()
         logits = self._prefill(seq, reuse)  # one call: chunks would cost time (config.py)
+        if logits is None:  # only a cancelled prefill has none, and this one has no cancel
+            raise RuntimeError("the prefill returned no logits")
         stats.prefill_s = time.perf_counter() - t0
         stats.input_tokens = len(seq) - reuse
         self.last_sequence, self.last_prefill_logits = seq, logits

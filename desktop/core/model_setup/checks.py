@@ -8,10 +8,14 @@ import contextlib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.core import bounded_json
 from desktop.core.manifest import REQUIRED_FILES, SUPPORTED_MODEL_TYPES
 from desktop.core.model_setup.errors import ModelRejected
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 IR_MARKER = "openvino_language_model.xml"  # what makes a folder converted IR, not a checkpoint
 _RT_INFO_PACKAGES = {
@@ -115,7 +119,7 @@ def exporter_versions(folder: Path) -> dict[str, str]:
 
 @dataclass
 class _Probe:  # what the engine reads of a LoadedImage
-    image: object
+    image: Image.Image
     digest: str
 
 

@@ -119,7 +119,8 @@ def find_codes(gray: np.ndarray) -> list[OcrCode]:
     dark = float(np.median(sample)) < DARK_PAGE
     found = zxingcpp.read_barcodes(
         gray,
-        formats=formats,
+        # A sequence, as zxing-cpp 3 asks (`|` is deprecated); its stubs still want the set.
+        formats=formats,  # type: ignore[arg-type]
         try_rotate=True,
         try_downscale=False,
         try_invert=dark,
@@ -141,7 +142,8 @@ def _code(barcode: zxingcpp.Barcode, width: int, height: int) -> OcrCode:
     )  # fmt: skip
     xs, ys = [x for x, _ in corners], [y for _, y in corners]
     format_name = str(barcode.format)
-    kind, text = _kind_and_text(format_name, barcode.text, barcode.extra or {})
+    extra = barcode.extra if isinstance(barcode.extra, dict) else {}
+    kind, text = _kind_and_text(format_name, barcode.text, extra)
     gs1 = barcode.content_type == zxingcpp.ContentType.GS1
     payload = parse_payload(barcode.bytes.decode("latin-1") if gs1 else text, gs1=gs1)
     box = (min(xs), min(ys), max(xs), max(ys))

@@ -135,7 +135,7 @@ def group_rows(items: Iterable[Item]) -> list[Row]:
             and overlap(item.top, item.bottom, last.top, last.bottom)
             >= 0.5 * min(item.height, last.height)
         )
-        if joins:
+        if joins and last is not None:
             last.items.append(item)
         else:
             rows.append(Row([item]))

@@ -30,7 +30,7 @@ def claim_ruled_tables(items: list[Item], grids: list[TableGrid], angle: float) 
             fragment = item.fragment
             left, top, right, bottom = fragment.box if fragment else (0, 0, 0, 0)
             cell = grid.cell_of((left + right) / 2, (top + bottom) / 2) if fragment else None
-            if cell is None:
+            if cell is None or fragment is None:
                 remaining.append(item)
             else:
                 cells.setdefault(cell, []).append(fragment)

@@ -203,7 +203,10 @@ class _BlockWriter:
         previous = self.previous
         starts_block = previous is None or line.paragraph != previous.paragraph
         in_code = self.markdown and previous is not None and previous.kind == "code"
-        continues_code = in_code and line.kind == "code" and previous.column == line.column
+        continues_code = (
+            in_code and previous is not None and line.kind == "code"
+            and previous.column == line.column
+        )  # fmt: skip
         if in_code and not continues_code:
             self.out.append("```")
         if starts_block and previous is not None:

@@ -146,7 +146,8 @@ class PpOcr:
         A long strip is read in tiles (`strips.py`): the detector never gets more than its
         cap. Raises ValueError for a strip too long to tile (OcrEngine refuses those first).
         """
-        tiles = plan_tiles(*bgr.shape[:2], settings.max_side, settings.min_side)
+        height, width = bgr.shape[:2]
+        tiles = plan_tiles(height, width, settings.max_side, settings.min_side)
         found = [
             (
                 tile,
@@ -363,7 +364,8 @@ def _normalise(bgr: np.ndarray) -> np.ndarray:
 
 def _border_colour(bgr: np.ndarray) -> tuple[int, int, int]:
     edges = np.concatenate([bgr[0], bgr[-1], bgr[:, 0], bgr[:, -1]])
-    return tuple(int(channel) for channel in np.median(edges, axis=0))
+    blue, green, red = (int(channel) for channel in np.median(edges, axis=0))
+    return blue, green, red
 
 
 def _writable(folder: Path) -> bool:

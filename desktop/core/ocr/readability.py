@@ -85,7 +85,8 @@ def _sparse_lines(lines: list) -> tuple[int, int]:
     sparse = 0
     for line in lines:
         text, box = (line.get("text"), line.get("box")) if isinstance(line, dict) else (0, 0)
-        usable = isinstance(text, str) and isinstance(box, list) and len(box) == 4
-        usable = usable and line.get("table") is None
-        sparse += usable and all(isinstance(v, (int, float)) for v in box) and is_sparse(text, box)
+        if not (isinstance(text, str) and isinstance(box, list) and len(box) == 4):
+            continue
+        usable = line.get("table") is None and all(isinstance(v, (int, float)) for v in box)
+        sparse += usable and is_sparse(text, box)
     return sparse, len(lines) - sparse

@@ -163,7 +163,9 @@ class Page:
         fill: Colour | None = None,
     ) -> int:
         """Draw and record lines one below the other; the y below the last."""
-        step = round(face.size * spacing)
+        # A bitmap font (Pillow without FreeType) has no size: its line height stands in.
+        size = face.size if isinstance(face, ImageFont.FreeTypeFont) else face.getbbox("Ag")[3]
+        step = round(size * spacing)
         for line in lines:
             self.draw.text((x, y), line, font=face, fill=fill or self.ink)
             y += step

@@ -49,8 +49,9 @@ def find_table_grids(gray: np.ndarray) -> list[TableGrid]:
     # Kernels longer than any glyph stroke: only rules survive the opening.
     horizontal = _keep_runs(ink, (max(40, width // 25), 1))
     vertical = _keep_runs(ink, (1, max(25, height // 40)))
-    joints = cv2.dilate(horizontal, np.ones((5, 5), np.uint8)) & cv2.dilate(
-        vertical, np.ones((5, 5), np.uint8)
+    joints = cv2.bitwise_and(
+        cv2.dilate(horizontal, np.ones((5, 5), np.uint8)),
+        cv2.dilate(vertical, np.ones((5, 5), np.uint8)),
     )
     count, _, stats, _ = cv2.connectedComponentsWithStats(horizontal | vertical, connectivity=8)
     grids = []

@@ -76,7 +76,7 @@ def crop_line(image: np.ndarray, quad: np.ndarray, min_turn: float = 0.0) -> np.
     """The quadrilateral's pixels warped to an upright rectangle; tall crops, at least
     `min_turn` pixels tall, turn sideways (vertical text reads left to right then)."""
     height, width = crop_shape(quad)
-    target = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
     transform = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     crop = cv2.warpPerspective(
         image, transform, (width, height), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC

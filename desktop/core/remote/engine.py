@@ -46,11 +46,10 @@ def list_models(config: ServerConfig) -> list[str]:
     config = check_config(config)
     client = make_client(config)
     try:
-        return [
-            model.id for model in client.models.list()
-        ]  # the server's order: its main model first
+        return [model.id for model in client.models.list()]  # in order: its main model first
     except Exception as exc:
-        raise RemoteError(describe_failure(exc, config.host)) from exc
+        status = getattr(exc, "status_code", None)
+        raise RemoteError(describe_failure(exc, config.host), status) from exc
     finally:
         client.close()
 
@@ -70,7 +69,17 @@ class RemoteEngine:
         """Checks the address, then asks the server for its models: the configured one must
         be there (none configured: its only, or first, model). RemoteError otherwise."""
         config = check_config(config)
-        models = list_models(config)
+        try:
+            models = list_models(config)
+        except RemoteError as exc:
+            if exc.status not in (404, 405):
+                raise
+            if not config.model:  # a server that lists no models must be told the name
+                raise RemoteError(
+                    f"The server at {config.host} does not list its models; enter the name of "
+                    "the model to ask."
+                ) from exc
+            models = []  # the name is checked by the first question instead
         if not models and not config.model:
             raise RemoteError(f"The server at {config.host} offers no model.")
         if config.model and models and config.model not in models:

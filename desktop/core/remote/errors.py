@@ -11,7 +11,11 @@ if TYPE_CHECKING:
 
 
 class RemoteError(Exception):
-    """A server problem, already put as a sentence."""
+    """A server problem, already put as a sentence; `status` is the HTTP status, if any."""
+
+    def __init__(self, sentence: str, status: int | None = None) -> None:
+        super().__init__(sentence)
+        self.status = status
 
 
 def describe_failure(exc: BaseException, host: str, model: str = "") -> str:
