@@ -107,6 +107,16 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--server-model", metavar="NAME", help="the server's model (default: its only or first)"
     )
+    add_allow_http_option(group)
+
+
+def add_allow_http_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument(
+        "--allow-http",
+        action="store_true",
+        help="allow plain http:// to a server that is not on this computer or a private "
+        "network (your images and key then cross the network unencrypted)",
+    )
 
 
 def server_config(args: argparse.Namespace) -> ServerConfig | None:
@@ -122,6 +132,7 @@ def server_config(args: argparse.Namespace) -> ServerConfig | None:
             getattr(args, "server", None),
             paths.user_data_dir(),
             getattr(args, "server_model", None),
+            insecure=getattr(args, "allow_http", False),
         )
     except RemoteError as exc:
         raise CliError(str(exc), exit_codes.USAGE) from exc

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from desktop.cli import exit_codes
-from desktop.cli.common import CliError, fail
+from desktop.cli.common import CliError, add_allow_http_option, fail
 from desktop.cli.setup_progress import MODES, Reporter
 from desktop.core import paths
 from desktop.core.model_registry import find_models
@@ -54,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="list the models of an OpenAI-compatible model server instead (key from "
         "$DESKLENS_SERVER_KEY or the one saved in Settings)",
     )
+    add_allow_http_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -61,19 +62,19 @@ def run(args: argparse.Namespace) -> int:
     if args.server and (args.download or args.import_dir):
         return fail(CliError("--server lists a server's models; it does not install", 2))
     if args.server:
-        return list_server_models(args.server, args.json)
+        return list_server_models(args.server, args.json, args.allow_http)
     if args.download or args.import_dir:
         return set_up(args)
     return list_models(args.json)
 
 
-def list_server_models(url: str, as_json: bool) -> int:
+def list_server_models(url: str, as_json: bool, insecure: bool) -> int:
     from desktop.core.remote.config import from_environment
     from desktop.core.remote.engine import list_models as server_models
     from desktop.core.remote.errors import RemoteError
 
     try:
-        config = from_environment(url, paths.user_data_dir())
+        config = from_environment(url, paths.user_data_dir(), insecure=insecure)
         assert config is not None  # a URL was given
         names = server_models(config)
     except RemoteError as exc:

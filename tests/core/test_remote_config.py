@@ -111,3 +111,10 @@ def test_retry_after_reads_seconds_and_dates():
     assert retry_after(None) is None
     assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0  # in the past: now
     assert retry_after("soon") is None
+
+
+def test_the_command_lines_allow_http_is_the_users_word_for_a_public_address(tmp_path):
+    url = "http://203.0.113.7:8000/v3"
+    with pytest.raises(RemoteError, match="--allow-http"):
+        from_environment(url, tmp_path, environ={})
+    assert from_environment(url, tmp_path, environ={}, insecure=True).url == url

@@ -67,7 +67,7 @@ def normalized_url(url: str, *, insecure: bool = False) -> str:
         raise RemoteError(
             f"{parts.hostname} is not on this computer or a private network, so plain http:// "
             "would send your images and key across the internet unencrypted. Use https://, "
-            "or allow plain http explicitly."
+            "or allow plain http explicitly (--allow-http; in Settings, its checkbox)."
         )
     path = parts.path.rstrip("/") or "/v1"
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
@@ -149,7 +149,12 @@ def save_key(data_dir: Path, key: str) -> None:
 
 
 def from_environment(
-    url: str | None, data_dir: Path, model: str | None = None, environ: dict[str, str] | None = None
+    url: str | None,
+    data_dir: Path,
+    model: str | None = None,
+    environ: dict[str, str] | None = None,
+    *,
+    insecure: bool = False,
 ) -> ServerConfig | None:
     """The server a command should use: `url` (--server) or $DESKLENS_SERVER; the key from
     $DESKLENS_SERVER_KEY, or the one saved in Settings for that same server; None when no
@@ -163,5 +168,5 @@ def from_environment(
     # The saved key goes only to the server it was saved for, never to another address.
     key = env.get(ENV_KEY) or (saved.api_key if same and saved else "") or ""
     model = model or env.get(ENV_MODEL) or (saved.model if same and saved else "") or ""
-    insecure = bool(same and saved and saved.insecure)
+    insecure = insecure or bool(same and saved and saved.insecure)
     return check_config(ServerConfig(url, key, model, insecure))
