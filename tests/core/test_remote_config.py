@@ -114,7 +114,7 @@ def test_retry_after_reads_seconds_and_dates():
 
 
 def test_the_command_lines_allow_http_is_the_users_word_for_a_public_address(tmp_path):
-    url = "http://203.0.113.7:8000/v3"
+    url = "http://8.8.4.4:8000/v3"
     with pytest.raises(RemoteError, match="--allow-http"):
         from_environment(url, tmp_path, environ={})
     assert from_environment(url, tmp_path, environ={}, insecure=True).url == url
