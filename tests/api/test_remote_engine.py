@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 
 import pytest
 from api_support import hold_after_a_full_answer, start_api
@@ -162,3 +163,50 @@ def test_a_repetition_penalty_and_ignore_eos_reach_the_server(remote, local, two
     near = ConversationService(local).ask(request).answer
     assert far.text == near.text
     assert far.stats.generated_tokens == 12 and far.finish_reason == "length"
+
+
+def test_a_chat_answered_by_the_server_is_continued_after_reopening_by_either_engine(
+    remote, local, api, two_images, tmp_path
+):
+    """A server's answers are stored as text (no token ids): a reopened chat replays them, so
+    the server gets its history back, and this computer's engine, switched to, reads the
+    answer's tokens from its text."""
+    from api_support import user_message
+
+    from desktop.core.chat import Turn
+    from desktop.core.history import HistoryStore
+    from desktop.core.history.handle import ChatHandle
+
+    store = HistoryStore(tmp_path / "history")
+    chat = ChatHandle(title="remote chat")
+    first = ConversationService(remote, store).ask(
+        AskRequest(QUESTION, (two_images[0],), SHORT, chat=chat)
+    )
+    assert first.answer.ok and first.answer.text
+    follow_up = "And then?"
+    reopened = AskRequest(follow_up, (), SHORT, chat=ChatHandle(chat.id, chat.title))
+    # Each engine as after a restart: the chat replayed from the store. This computer's engine
+    # then asks the follow-up again in its place (rewound: as Edit and resend does).
+    far_result = ConversationService(remote, store).ask(reopened)
+    far = far_result.answer.text
+    again = replace(reopened, rewind_from=far_result.user_message_id)
+    near_service = ConversationService(local, store)
+    near = near_service.ask(again).answer.text
+    assert len(near_service.conversation.turns) == 2  # the replayed turn and this one
+    turn = near_service.conversation.turns[0]
+    assert (turn.question, turn.answer, turn.answer_ids) == (QUESTION, first.answer.text, [])
+
+    sent_by_hand = api.client().chat.completions.create(
+        model="desklens",
+        messages=[
+            user_message(QUESTION, two_images[0].image),
+            {"role": "assistant", "content": first.answer.text},
+            {"role": "user", "content": follow_up},
+        ],
+        max_tokens=SHORT.max_new_tokens,
+        temperature=0,
+    )
+    assert far == sent_by_hand.choices[0].message.content  # the server got the history
+    history = (Turn(QUESTION, [two_images[0]], first.answer.text, []),)
+    given = ConversationService(local).ask(AskRequest(follow_up, (), SHORT, history=history))
+    assert near == given.answer.text  # what a caller giving the history as text gets

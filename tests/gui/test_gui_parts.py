@@ -92,10 +92,13 @@ def test_rebuild_conversation_pairs_questions_with_answers(tmp_path):
         store.add_message(chat, "assistant", "", answer_ids=[], stopped=True)  # stopped early
         store.add_message(chat, "user", "q4")
         store.add_message(chat, "assistant", "a4", answer_ids=[7], stopped=True)
+        store.add_message(chat, "user", "q5")
+        store.add_message(chat, "assistant", "a5", answer_ids=[])  # a model server's: text only
         conversation = rebuild_conversation(store.messages(chat), store.load_image)
     assert [(t.question, t.answer, t.answer_ids, t.stopped) for t in conversation.turns] == [
         ("q1", "a1", [1, 2], False),
         ("q4", "a4", [7], True),
+        ("q5", "a5", [], False),
     ]
     assert conversation.turns[0].images[0].digest == picture.digest
 

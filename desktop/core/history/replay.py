@@ -12,7 +12,8 @@ from desktop.core.images import ImageError, LoadedImage
 def rebuild_conversation(
     messages: Sequence[StoredMessage], load: Callable[[StoredImage], LoadedImage]
 ) -> Conversation:
-    """Each assistant answer with token ids pairs with the latest user message before it.
+    """Each assistant answer pairs with the latest user message before it: by its token ids,
+    or by its text alone when a model server answered it (no ids are known then).
 
     OCR results and notes are not part of what the model saw; an error or an answer stopped
     before its first token leaves no turn, just as the engine leaves none.
@@ -25,7 +26,7 @@ def rebuild_conversation(
         elif message.role == "error":
             question = None
         elif message.role == "assistant" and question is not None:
-            if message.answer_ids:
+            if message.answer_ids or message.text:
                 turn = _turn(question, message, load)
                 if turn is None:
                     conversation.notes.append(
