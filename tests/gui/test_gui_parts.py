@@ -218,3 +218,13 @@ def test_long_unbroken_words_get_break_points_but_links_stay_intact(qapp):
     html = markdown_to_html(f"See {run} and [the docs](https://example.org/{run}).")
     assert "\u200b" in html  # the label can wrap the 100-character run
     assert f"https://example.org/{run}" in html  # the href itself is untouched
+
+
+def test_the_app_icon_and_the_source_root_are_found(qtbot):
+    """Both are found from the package's own place, so a move inside gui/ cannot lose them."""
+    from desktop.gui.widgets.icons import APP_ICON_PNG, APP_ICON_SVG, app_icon
+    from desktop.gui.workers.setup_process import SOURCE_ROOT
+
+    assert APP_ICON_SVG.is_file() and APP_ICON_PNG.is_file()
+    assert not app_icon().isNull()
+    assert (SOURCE_ROOT / "convert.py").is_file()

@@ -10,7 +10,9 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+import desktop
+
+ASSETS = Path(desktop.__file__).resolve().parent / "assets"
 APP_ICON_SVG = ASSETS / "desklens.svg"
 APP_ICON_PNG = ASSETS / "desklens.png"
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
+import desktop
+
+SOURCE_ROOT = Path(desktop.__file__).resolve().parents[1]  # the checkout (or bundle) root
 STOP_GRACE_MS = 5000
 CLOSE_GRACE_MS = 3000  # closing the app waits this long for the child to clean up
 
