@@ -17,7 +17,6 @@ run (bench/vlm_bench.py's child) for the 0.05x target.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import threading
@@ -315,12 +314,9 @@ def _other_lines(r: dict, size: str) -> list[str]:
 def main() -> int:
     if children.child_main(CHILDREN):
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
+    parser = smoke.model_bench_parser(__doc__)
     parser.add_argument("--sizes", nargs="*", default=["1280x720", "1920x1080"])
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch's reference TTFT")
-    parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)
     typing = SMOKE_TYPING_S if args.smoke else TYPING_S

@@ -16,7 +16,6 @@ proposed token spoiled (zero acceptance: the overhead), and drafts that are alwa
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -261,11 +260,8 @@ def report(verify: dict, e2e: dict, genai: dict, floor: float, size: str, comman
 def main() -> int:
     if children.child_main(CHILDREN):
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
+    parser = smoke.model_bench_parser(__doc__)
     parser.add_argument("--size", default="1280x720", choices=list(vlm_bench.SIZES))
-    parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     _, ir = smoke.models(args, parser, vlm_bench.prepare_models)
     gib = 0.0625 if args.smoke else 1.0

@@ -16,7 +16,6 @@ weights cost what trained ones do; answer quality with real weights is not measu
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -224,12 +223,9 @@ def engine_lines(runs: dict, torch: dict) -> list[str]:
 def main() -> int:
     if children.child_main(CHILDREN):
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
+    parser = smoke.model_bench_parser(__doc__)
     parser.add_argument("--sizes", nargs="*", default=None, help="subset of the image sizes")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch fp32's TTFT")
-    parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser, model=True)
     args = parser.parse_args()
     checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)
     runs = [r for r in RUNS if not args.sizes or r[0] in args.sizes]

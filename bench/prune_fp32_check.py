@@ -15,7 +15,6 @@ of the prefill logits. Each side runs in its own process (the two fp32 models ne
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -126,10 +125,7 @@ def fp32_model(cache: Path, checkpoint: Path) -> Path:
 def main() -> int:
     if children.child_main(CHILDREN):
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
-    parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser, model=True)
+    parser = smoke.model_bench_parser(__doc__)
     args = parser.parse_args()
     checkpoint, model = smoke.models(args, parser, vlm_bench.prepare_models)
     if not args.smoke:

@@ -17,7 +17,6 @@ different screenshots (the image caches cannot help), single runs each.
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 import statistics
@@ -154,10 +153,7 @@ def report(
 def main() -> int:
     if children.child_main(CHILDREN):
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
-    parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
-    smoke.add_smoke_options(parser, model=True)
+    parser = smoke.model_bench_parser(__doc__)
     args = parser.parse_args()
     smoke.check_smoke(args)
     _checkpoint, ir = smoke.models(args, parser, vlm_bench.prepare_models)

@@ -8,6 +8,18 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+CACHE = Path.home() / ".cache" / "desklens-bench"  # the 2B-shape random model, built once
+
+
+def model_bench_parser(doc: str) -> argparse.ArgumentParser:
+    """A model bench's command line: its description, --cache, --write and the smoke options
+    (the bench adds its own)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where the 2B model is built")
+    parser.add_argument("--write", action="store_true", help="into bench/RESULTS.md")
+    add_smoke_options(parser, model=True)
+    return parser
+
 
 def add_smoke_options(parser: argparse.ArgumentParser, *, model: bool = False) -> None:
     """`--smoke`; with `model`, the converted model and its checkpoint it runs on."""

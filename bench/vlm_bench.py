@@ -305,7 +305,7 @@ def main() -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small random model, minutes")
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "desklens-bench")
+    parser.add_argument("--cache", type=Path, default=smoke.CACHE)
     parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--no-genai", action="store_true", help="skip the VLMPipeline reference")
     parser.add_argument("--batch", type=int, default=4, help="screenshots extracted together")
