@@ -193,9 +193,8 @@ class VLMEngine:
         skip = self._skips_repeats(settings)
         try:  # the images first: a bad one fails here, with the KV state untouched
             blocks = self.prompts.embed_images(images, stats, skip)
-            turns = conversation.turns
-            fitted = self.prompts.fit(turns, None, blocks, settings.max_new_tokens, stats, skip)
-            seq = fitted.sequence
+            seq = self.prompts.fit(conversation.turns, None, blocks, settings.max_new_tokens,
+                                   stats, skip).sequence  # fmt: skip
         except Exception as exc:
             error = f"Reading the images failed: {describe(exc)}"
             return self._prepared("error", stats, started, error)
