@@ -60,7 +60,9 @@ def test_a_stream_cut_midway_keeps_the_words_and_says_so(tmp_path):
     with StandInServer("cut") as server:
         engine = RemoteEngine(ServerConfig(server.url, KEY, MODEL))
         service = ConversationService(engine, store)
-        request = AskRequest("What is this?", (), GenerationSettings(), chat=ChatHandle(title="cut"))
+        request = AskRequest(
+            "What is this?", (), GenerationSettings(), chat=ChatHandle(title="cut")
+        )
         result = service.ask(request)
     assert result.answer.ok and result.answer.text == "Hello wor"
     assert result.answer.finish_reason == "stopped"

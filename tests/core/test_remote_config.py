@@ -95,7 +95,11 @@ def test_the_command_line_takes_the_key_from_the_environment_or_settings(tmp_pat
     save(tmp_path, ServerConfig("http://10.0.0.5:8000/v3", KEY, "saved-model"))
     env = {"DESKLENS_SERVER": "http://10.0.0.5:8000/v3"}
     config = from_environment(None, tmp_path, environ=env)
-    assert (config.url, config.api_key, config.model) == (env["DESKLENS_SERVER"], KEY, "saved-model")
+    assert (config.url, config.api_key, config.model) == (
+        env["DESKLENS_SERVER"],
+        KEY,
+        "saved-model",
+    )
     env["DESKLENS_SERVER_KEY"] = "sk-from-env"
     assert from_environment(None, tmp_path, environ=env).api_key == "sk-from-env"
     other = from_environment("http://10.0.0.9:8000/v3", tmp_path, "m2", environ={})
