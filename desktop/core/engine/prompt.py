@@ -77,7 +77,8 @@ class PromptBuilder:
         for turn in turns:
             history = self.embed_images(turn.images, stats, skip_repeats, history=True)
             seq.add_user_turn(turn.question, history)
-            seq.add_answer(turn.answer_ids)
+            # A model server's answer has no ids of this model: its text, tokenized.
+            seq.add_answer(turn.answer_ids or self.codec.encode(turn.answer))
         seq.open_user_turn(blocks)
         if question is not None:
             seq.close_user_turn(question)

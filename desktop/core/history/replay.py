@@ -12,7 +12,9 @@ from desktop.core.images import ImageError, LoadedImage
 def rebuild_conversation(
     messages: Sequence[StoredMessage], load: Callable[[StoredImage], LoadedImage]
 ) -> Conversation:
-    """Each assistant answer with token ids pairs with the latest user message before it.
+    """Each assistant answer with token ids pairs with the latest user message before it; so
+    does one a model server wrote (its stats name the server; it has text but no ids of this
+    computer's model: the local engine tokenizes that text, a server reads it as it is).
 
     OCR results and notes are not part of what the model saw; an error or an answer stopped
     before its first token leaves no turn, just as the engine leaves none.
@@ -25,7 +27,7 @@ def rebuild_conversation(
         elif message.role == "error":
             question = None
         elif message.role == "assistant" and question is not None:
-            if message.answer_ids:
+            if message.answer_ids or (message.text and _from_a_server(message)):
                 turn = _turn(question, message, load)
                 if turn is None:
                     conversation.notes.append(
@@ -35,6 +37,10 @@ def rebuild_conversation(
                     conversation.turns.append(turn)
             question = None
     return conversation
+
+
+def _from_a_server(message: StoredMessage) -> bool:
+    return isinstance(message.stats, dict) and bool(message.stats.get("server"))
 
 
 def _turn(
