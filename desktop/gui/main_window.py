@@ -1,7 +1,8 @@
 """The main window: builds the sidebar, chat, composer and panels, and wires them to the
 flows (asking, extraction, reading ahead), which receive what they use.
 
-The window owns no long work and writes nothing: questions go to `EngineController`,
+Which model answers (this computer's, or a model server's) is `ModelFlow`'s. The window owns
+no long work and writes nothing: questions go to `EngineController`,
 extractions to `OcrController`, file decoding to `Intake`, history and settings writes to
 `StorageController`; their results come back by signals. The open conversation is the
 `ConversationSession`'s.
@@ -12,7 +13,6 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, QThreadPool, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
@@ -23,13 +23,14 @@ from PySide6.QtWidgets import (
 
 from desktop import APP_NAME
 from desktop.core.history import HistoryError, HistoryStore
-from desktop.core.model_registry import choose_model
 from desktop.core.paths import models_dir
+from desktop.core.remote.config import ServerConfig
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.flows.attaching import AttachFlow
 from desktop.gui.flows.capturing import CaptureFlow
 from desktop.gui.flows.export_chat import ExportFlow
 from desktop.gui.flows.extraction import ExtractionFlow
+from desktop.gui.flows.model_source import ModelFlow
 from desktop.gui.flows.own_presets import OwnPresetsFlow
 from desktop.gui.flows.preparing import PrepareFlow
 from desktop.gui.flows.rewinding import RewindFlow
@@ -52,9 +53,6 @@ from desktop.gui.workers.local_api import window_local_api
 from desktop.gui.workers.ocr_worker import OcrController
 from desktop.gui.workers.storage_worker import StorageController
 
-if TYPE_CHECKING:
-    from desktop.core.engine import ModelInfo
-
 logger = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_MS = 10_000
@@ -76,10 +74,7 @@ class MainWindow(QMainWindow):
         self.store = store
         self.settings_store = settings_store
         self.settings = settings
-        self._explicit_model = model_dir
-        self._devices: list[str] = []
         self._closed = False
-        self._shows_model = False
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
@@ -112,6 +107,11 @@ class MainWindow(QMainWindow):
         for button in (self.exporting.button, *self.composer.menu_buttons()):
             release_after_menu(button)
         self.own_presets = OwnPresetsFlow(parts, self.asking, data_dir, self)
+        self.models = ModelFlow(
+            parts, self.page, self.engine, self.storage, data_dir, model_dir,
+            self.apply_settings, self,
+        )  # fmt: skip
+        self.asking.answer_shown.connect(self.models.on_answer_shown)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(
@@ -128,7 +128,7 @@ class MainWindow(QMainWindow):
     @property
     def model_loaded(self) -> bool:
         """The window shows the loaded model (its status bar says ready)."""
-        return self._shows_model
+        return self.models.shows_model
 
     # --- construction --------------------------------------------------------------------
 
@@ -158,11 +158,6 @@ class MainWindow(QMainWindow):
         self._refresh_icons()
 
     def _connect(self) -> None:
-        engine = self.engine
-        engine.state.connect(self._on_engine_state)
-        engine.loaded.connect(self._on_model_loaded)
-        engine.error.connect(self._on_model_error)
-        engine.devices.connect(self._on_devices)
         self.attaching = AttachFlow(self.composer, self.notice, self.drop, self)
         self.ocr.open_requested.connect(self.attaching.open_files)
         self.composer.view_requested.connect(self.view_image)
@@ -182,6 +177,7 @@ class MainWindow(QMainWindow):
         self.page.sidebar_toggle_requested.connect(self.toggle_sidebar)
         self.status.follow_api(self.local_api)
         self.first_run.model_ready.connect(self._on_model_converted)
+        self.first_run.server_requested.connect(lambda: self.open_settings(server=True))
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
         for keys, slot, name in (
             ("Ctrl+N", lambda: self.sidebar.select(None), "New chat"),
@@ -199,59 +195,19 @@ class MainWindow(QMainWindow):
     # --- start-up and the model ------------------------------------------------------------
 
     def start_background_work(self) -> None:
-        """Loads the model and compiles the OCR in their threads; the window is usable now."""
+        """Loads the model (or connects to the server) and compiles the OCR in their threads;
+        the window is usable now."""
         self.ocr.warm_up()
-        choice = choose_model(self.data_dir, self._explicit_model, self.settings.model_dir)
-        if choice.folder is None:
-            self._show_first_run(choice.problem)
-            return
-        self.load_model(str(choice.folder))
+        self.models.start()
 
     def load_model(self, folder: str) -> None:
-        self._shows_model = False
-        self.page.show_first_run(False)
-        self.status.set_model(Path(folder).name)
-        self.status.set_state("loading")
-        self.engine.load(folder, self.settings.engine_options())
-
-    def _show_first_run(self, problem: str | None) -> None:
-        if problem:
-            self.first_run.show_problem(problem)
-        else:
-            self.first_run.show_intro()
-        self.page.show_first_run(True)
-        self.status.set_model("")
-        self.status.set_state("error" if problem else "no model")
-
-    @Slot(object)
-    def _on_model_loaded(self, info: ModelInfo) -> None:
-        self.page.show_first_run(False)
-        self.status.set_model(info.name, info.device, info.weight_format)
-        self.status.set_state("ready")
-        self._shows_model = True
-
-    @Slot(str)
-    def _on_model_error(self, message: str) -> None:
-        self._shows_model = False
-        self._show_first_run(message)
-        self.notice.show_message(message, error=True)
-
-    @Slot(list)
-    def _on_devices(self, devices: list) -> None:
-        self._devices = list(devices)
+        self.models.load_local(folder)
 
     @Slot(str)
     def _on_model_converted(self, folder: str) -> None:
         self.settings.model_dir = folder
         self.save_settings(self.settings)
         self.load_model(folder)
-
-    @Slot(str)
-    def _on_engine_state(self, state: str) -> None:
-        if state == "ready" and self.composer.generating:
-            return  # the engine ended something else (a preparation, an API request): Stop shows
-        if state != "error":  # errors arrive with their message through _on_model_error
-            self.status.set_state(state)
 
     # --- conversations ---------------------------------------------------------------------
 
@@ -309,20 +265,26 @@ class MainWindow(QMainWindow):
     # --- settings, theme, window state -----------------------------------------------------
 
     @Slot()
-    def open_settings(self) -> None:
+    def open_settings(self, server: bool = False) -> None:
+        """Settings (`server`: with "A server" chosen, from the first-run panel)."""
+        models = self.models
         dialog = SettingsDialog(
-            self.settings, self._devices, self, self.local_api, self.own_presets
-        )
-        if self._explicit_model:  # `--model DIR` wins over the automatic choice: say so
-            dialog.model_edit.setPlaceholderText(f"{self._explicit_model} (given with --model)")
+            self.settings, models.devices, self, self.local_api, self.own_presets,
+            models.server, models.checker,
+        )  # fmt: skip
+        if models.explicit_model:  # `--model DIR` wins over the automatic choice: say so
+            dialog.model_edit.setPlaceholderText(f"{models.explicit_model} (given with --model)")
+        if server:
+            dialog.source.server_radio.setChecked(True)
         if dialog.exec():
-            self.apply_settings(dialog.result_settings())
+            self.apply_settings(dialog.result_settings(), dialog.result_server())
 
     def save_settings(self, settings: AppSettings) -> None:
         store = self.settings_store
         self.storage.submit(lambda: store.save(replace(settings)))  # a copy: may change meanwhile
 
-    def apply_settings(self, new: AppSettings) -> None:
+    def apply_settings(self, new: AppSettings, server: ServerConfig | None = None) -> None:
+        """`server`: the model server chosen in Settings (None: the saved one stays)."""
         old, self.settings = self.settings, new
         self.local_api.apply(new)
         self.save_settings(new)
@@ -330,14 +292,7 @@ class MainWindow(QMainWindow):
             apply_theme(QGuiApplication.instance(), new.theme, new.font_size)
             self._refresh_icons()
         self.preparing.update()  # reading ahead may have been turned on or off
-        if new.model_dir != old.model_dir:  # the user picked another model: it wins
-            self._explicit_model = None
-        if (new.model_dir, new.engine_options()) != (old.model_dir, old.engine_options()):
-            choice = choose_model(self.data_dir, self._explicit_model, new.model_dir)
-            if choice.folder is None:
-                self._show_first_run(choice.problem)
-            else:
-                self.load_model(str(choice.folder))
+        self.models.apply(old, new, server)  # another model, or a server, may answer now
 
     @Slot()
     def _on_system_scheme_changed(self, *_args) -> None:

@@ -7,7 +7,7 @@ writes in one place, which `--data-dir` and the tests can redirect.
 from __future__ import annotations
 
 import errno
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -18,6 +18,7 @@ SETTINGS_FILE = "settings.ini"
 THEMES = ("system", "light", "dark")
 DEVICES = ("CPU", "GPU", "NPU", "AUTO")
 CAPTURE_ACTIONS = ("copy", "ask")
+MODEL_SOURCES = ("local", "server")
 
 # Visual tokens per image (one token = 32x32 px): the speed <-> detail trade-off. 1280 is the
 # engine's default (a 1280x720 screenshot at full resolution).
@@ -44,6 +45,19 @@ class AppSettings:
     # What a screen capture does without Shift (desktop/gui/flows/capturing.py): "copy" the text
     # or "ask" about the picture.
     capture_action: str = "copy"
+    # Which model answers: "local" (this computer's) or "server" (the one in server.json, its
+    # key in server.key: desktop/gui/flows/model_source.py). The servers the user agreed to
+    # send questions and images to, by URL, space-separated: the key is never in this file.
+    model_source: str = "local"
+    consented_servers: str = ""
+
+    def consented(self, url: str) -> bool:
+        return url in self.consented_servers.split()
+
+    def with_consent(self, url: str) -> AppSettings:
+        if self.consented(url):
+            return replace(self)
+        return replace(self, consented_servers=" ".join([*self.consented_servers.split(), url]))
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(self.device, self.max_visual_tokens, self.skip_repeats)
@@ -97,6 +111,8 @@ class SettingsStore:
             settings.theme = defaults.theme
         if settings.capture_action not in CAPTURE_ACTIONS:
             settings.capture_action = defaults.capture_action
+        if settings.model_source not in MODEL_SOURCES:
+            settings.model_source = defaults.model_source
         settings.max_visual_tokens = max(64, settings.max_visual_tokens)
         settings.max_new_tokens = max(16, settings.max_new_tokens)
         return settings

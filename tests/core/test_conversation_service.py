@@ -10,7 +10,7 @@ import threading
 import pytest
 from PIL import ImageOps
 
-from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.chat import Conversation, GenerationSettings, Turn
 from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import HistoryError
@@ -71,6 +71,24 @@ def test_a_reopened_chat_is_replayed_and_answers_as_a_fresh_conversation_would(
     assert three.answer.stats.input_tokens < three.answer.stats.context_tokens // 2
     assert two.answer.ok  # and as a fresh engine would answer (the reference resets it):
     assert two.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Second?", [])
+
+
+def test_a_chat_a_server_answered_goes_on_with_this_computers_model(engine, store, image):
+    """A model server's answers are stored without token ids: replayed, their text is what
+    this computer's engine reads, so switching models mid-chat keeps the chat."""
+    said = ConversationService(engine).ask(AskRequest("What is it?", (image,), SETTINGS)).answer
+    chat = store.create_conversation("Asked a server")
+    store.add_message(chat, "user", "What is it?", [image])
+    store.add_message(chat, "assistant", said.text, answer_ids=[], stats={"server": "10.0.0.5"})
+    engine.reset()
+    request = AskRequest("And the colour?", (), SETTINGS, chat=ChatHandle(chat))
+    result = ConversationService(engine, store).ask(request)
+    turn = Turn("What is it?", [image], said.text, engine.codec.encode(said.text))
+    assert result.answer.ok and said.text
+    assert result.turn.answer_ids == fresh_answer_ids(engine, [turn], "And the colour?", [])
+    alone = ConversationService(engine).ask(AskRequest("And the colour?", (), SETTINGS)).answer
+    reread = result.answer.stats.input_tokens - alone.stats.input_tokens
+    assert reread >= len(turn.answer_ids) + 8  # the first turn, its image and its answer
 
 
 def test_rewind_drops_the_later_messages_and_answers_as_if_they_never_were(engine, store, image):

@@ -241,6 +241,8 @@ class AskFlow(QObject):
         """What the answer waits for before its first words."""
         if not self._controller.model_loaded:
             return "Waiting for the model to load…"
+        if self._controller.server:  # it reads the whole chat, each time: its own business
+            return f"Waiting for {self._controller.server}…"
         if self._api is not None and self._api.busy:
             return WAITING_FOR_API
         if self._reads_chat():

@@ -8,7 +8,8 @@ and the new one is requested once the current event is done: a Send clears the c
 queues its question in the same event, and a preparation of the emptied composer must not go
 ahead of that question. Nothing is prepared while a question is queued or answered (it builds
 the state itself), while the fast OCR works (it has priority over both CPU cores), without a
-model, or with the setting off. An interrupted preparation loses nothing: what it fed stays in
+model, with a model server's model (it reads the images when the question comes), or with the
+setting off. An interrupted preparation loses nothing: what it fed stays in
 the KV state and the next request (or the Send) continues from there.
 
 A Local API request runs on the same engine and replaces its KV state: nothing is prepared
@@ -107,6 +108,8 @@ class PrepareFlow(QObject):
     def _wanted(self) -> _Target | None:
         parts = self._parts
         if not (parts.settings().prepare_ahead and self._controller.model_loaded):
+            return None
+        if self._controller.server:  # a server reads the images when the question comes
             return None
         if self._controller.busy or self._ocr.busy or (self._api is not None and self._api.busy):
             return None

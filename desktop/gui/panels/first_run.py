@@ -67,6 +67,7 @@ def target_name(source: str, weight_format: str) -> str:
 
 class FirstRunPanel(QFrame):
     model_ready = Signal(str)  # the downloaded, imported or converted folder
+    server_requested = Signal()  # "Use a server…": Settings, with "A server" chosen
 
     def __init__(self, models_dir: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,6 +103,12 @@ class FirstRunPanel(QFrame):
         self.import_button.clicked.connect(self._import_clicked)
         import_row.addWidget(self.import_button)
         form.addLayout(import_row)
+        server_row = QHBoxLayout()
+        server_row.addWidget(text_label("Or use a model server on your network.", "muted"), 1)
+        self.server_button = push_button("Use a server…")
+        self.server_button.clicked.connect(self.server_requested)
+        server_row.addWidget(self.server_button)
+        form.addLayout(server_row)
         self.convert_box = self._convert_row()
         form.addWidget(self.convert_box)
         self.convert_box.setVisible(can_convert())  # convert.py needs torch: not in a bundle

@@ -1,9 +1,14 @@
-"""Preferences: model folder, device, image detail, answer length, reading ahead, skipping
-repeated areas, theme, font size, the local API."""
+"""Preferences: which model (this computer's or a server's), model folder, device, image
+detail, answer length, reading ahead, skipping repeated areas, theme, font size, the local API.
+
+With "A server" chosen, OK first checks the address (off the GUI thread) and, for a server
+the user has not agreed to before, asks before questions and images go there; declined, the
+dialog stays open and nothing changes."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -14,7 +19,9 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
+    QMessageBox,
     QSlider,
     QSpinBox,
     QVBoxLayout,
@@ -23,10 +30,15 @@ from PySide6.QtWidgets import (
 
 from desktop.gui.flows.capturing import capture_action_combo
 from desktop.gui.flows.own_presets import OwnPresetsFlow
+from desktop.gui.panels.model_source_rows import ModelSourceRows
 from desktop.gui.panels.presets_editor import PresetsRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
 from desktop.gui.widgets.basics import ok_cancel_buttons, push_button
 from desktop.gui.workers.local_api import LocalApi, LocalApiRow
+
+if TYPE_CHECKING:
+    from desktop.core.remote.config import ServerConfig
+    from desktop.gui.workers.server_check import ServerCheck
 
 # The published figures (PixelPrune, arXiv 2604.00886, Qwen3-VL-2B-Instruct): DeskLens cannot
 # measure answer quality with real weights on its own machines.
@@ -51,14 +63,22 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         local_api: LocalApi | None = None,
         own_presets: OwnPresetsFlow | None = None,
+        server: ServerConfig | None = None,
+        checker: ServerCheck | None = None,
     ) -> None:
+        """`server`: the one saved (key included); `checker` runs its checks off this
+        thread."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(560)
         self._original = settings
+        self._server: ServerConfig | None = None  # chosen, checked and agreed to (after OK)
+        self._consented = settings.consented_servers
         layout = QVBoxLayout(self)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self._form = form
+        self.source = ModelSourceRows(form, settings, server, checker, self)
 
         model_row = QHBoxLayout()
         self.model_edit = QLineEdit(settings.model_dir)
@@ -140,9 +160,16 @@ class SettingsDialog(QDialog):
             form.addRow("My prompts", PresetsRow(own_presets))
         layout.addLayout(form)
 
-        layout.addWidget(ok_cancel_buttons(self))
+        self.buttons = ok_cancel_buttons(self)
+        layout.addWidget(self.buttons)
+        # This computer's own settings are hidden while a server's model is chosen.
+        self._local_layouts: list[QLayout] = [model_row, detail_box]
+        self._local_fields: list[QWidget] = [self.device_combo, self.prepare_check, self.skip_check]
+        self.source.source_changed.connect(self._show_local_rows)
+        self._show_local_rows(self.source.wants_server)
 
     def result_settings(self) -> AppSettings:
+        """The settings chosen (the model source as checked and agreed to by OK)."""
         return replace(
             self._original,
             model_dir=self.model_edit.text().strip(),
@@ -155,7 +182,45 @@ class SettingsDialog(QDialog):
             font_size=self.font_spin.value(),
             local_api=self.api_row.enabled,
             capture_action=self.capture_combo.currentData(),
+            model_source="server" if self._server is not None else "local",
+            consented_servers=self._consented,
         )
+
+    def result_server(self) -> ServerConfig | None:
+        """The server chosen (its URL normalized), or None for this computer's model."""
+        return self._server
+
+    def accept(self) -> None:
+        if not self.source.wants_server:
+            self._server = None
+            super().accept()
+            return
+        self.buttons.setEnabled(False)
+        self.source.check(self._on_server_checked)
+
+    def done(self, result: int) -> None:
+        self.source.cancel()
+        super().done(result)
+
+    def _on_server_checked(self, config: ServerConfig | None) -> None:
+        self.buttons.setEnabled(True)
+        if config is None:
+            return  # the sentence is shown under the address
+        settings = replace(self._original, consented_servers=self._consented)
+        if not settings.consented(config.url):
+            if not confirm_server(self, config.host):
+                self.source.show_result(f"Not switched: nothing was sent to {config.host}.")
+                return
+            self._consented = settings.with_consent(config.url).consented_servers
+        self._server = config
+        super().accept()
+
+    def _show_local_rows(self, server: bool) -> None:
+        for layout in self._local_layouts:
+            self._form.setRowVisible(layout, not server)
+        for field in self._local_fields:
+            self._form.setRowVisible(field, not server)
+        self.adjustSize()
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a converted model folder")
@@ -164,6 +229,20 @@ class SettingsDialog(QDialog):
 
     def _show_detail(self, index: int) -> None:
         self.detail_label.setText(detail_text(DETAIL_LEVELS[index]))
+
+
+def confirm_server(parent: QWidget, host: str) -> bool:
+    """Asks before the first question goes to `host` (once per server address)."""
+    reply = QMessageBox.question(
+        parent,
+        "Send your questions to a server?",
+        f"Your questions, the images you attach and the chat so far will leave this computer "
+        f"for {host}, and the answers will come from there. The text extraction (OCR) stays "
+        "on this computer.",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Cancel,
+    )
+    return reply == QMessageBox.StandardButton.Yes
 
 
 def _nearest_level(tokens: int) -> int:

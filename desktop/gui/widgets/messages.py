@@ -65,7 +65,8 @@ class ChatActions(QObject):
 
 
 def format_stats(stats: AnswerStats) -> str:
-    parts = []
+    """The answer's figures; "from server HOST" first when a model server wrote it."""
+    parts = [f"from server {stats.server}"] if stats.server else []
     if stats.ttft_s:
         parts.append(f"{stats.ttft_s:.2f} s to first token")
     if stats.tokens_per_s:

@@ -1,4 +1,5 @@
-"""Status bar: model, device, state, the last answer's speed, and batch OCR progress."""
+"""Status bar: model (this computer's, or a server's), device, state, the last answer's speed,
+and batch OCR progress."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ class StatusBar(QStatusBar):
         self.state = ""
         self.set_state("no model")
 
-    def set_state(self, state: str, detail: str = "") -> None:
+    def set_state(self, state: str, detail: str = "", tip: str = "") -> None:
         self.state = state
         theme = current_theme()
         colour = {
@@ -73,11 +74,18 @@ class StatusBar(QStatusBar):
         }.get(state, theme.muted)
         text = detail or STATES.get(state, state)
         self.state_label.setText(f'<span style="color:{colour}">●</span>&nbsp;{text}')
-        self.state_label.setToolTip(text)
+        self.state_label.setToolTip(tip or text)
 
-    def set_model(self, name: str, device: str = "", weights: str = "") -> None:
-        self.model_label.setText(name)
-        self.model_label.set_tip(f"{name} ({weights})" if weights else name)
+    def set_model(self, name: str, device: str = "", weights: str = "", server: str = "") -> None:
+        """This computer's model on `device`, or a model server's (`server`: its host)."""
+        if server:  # the name is the server's only (or first) until it is connected to
+            self.model_label.setText(f"{name} · server {server}" if name else f"server {server}")
+            self.model_label.set_tip(
+                f"{name} on the server at {server}: your questions and images go there"
+            )
+        else:
+            self.model_label.setText(name)
+            self.model_label.set_tip(f"{name} ({weights})" if weights else name)
         self.device_label.setText(device)
         self.device_label.setVisible(bool(device))
 
@@ -123,6 +131,8 @@ class StatusBar(QStatusBar):
 def stats_text(stats: AnswerStats) -> str:
     """The speed line of an answer; drafted tokens only when drafting ran."""
     text = f"TTFT {stats.ttft_s:.2f} s · {stats.tokens_per_s:.1f} tok/s"
+    if stats.server:  # the network's time included; the server's own figures are its own
+        return f"{text} · from {stats.server}"
     if stats.image_tokens():
         text += f" · {stats.image_tokens()}"
     if stats.drafted_tokens:

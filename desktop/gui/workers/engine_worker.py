@@ -1,12 +1,14 @@
-"""The inference worker: one QObject on its own QThread owns the VLM engine and the
-conversation service (desktop/core/conversation) that asks it.
+"""The inference worker: one QObject on its own QThread owns the engine (this computer's
+`VLMEngine`, or a model server's `RemoteEngine`) and the conversation service
+(desktop/core/conversation) that asks it.
 
 Requests arrive by queued signals, each with its own cancellation event, and run one after
 another in arrival order (a question sent while the model still loads simply waits its turn).
 A preparation (`PrepareRequest`) does the work of the next question that does not depend on
 its words while the user types it. The service writes the question and the answer to the
 history on this thread, so no SQLite commit or PNG encoding happens on the GUI thread.
-OpenVINO is imported here, in the worker thread, on the first load.
+OpenVINO is imported here, in the worker thread, on the first load; a server is connected to
+here too (its address checked, its models listed), so a slow one never holds the window.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -22,11 +24,14 @@ from desktop.core.conversation import AskRequest, AskResult, ConversationService
 from desktop.core.errors import describe
 from desktop.core.history import HistoryStore
 from desktop.core.manifest import ModelError
+from desktop.core.remote.errors import RemoteError
 from desktop.gui.settings import EngineOptions
 from desktop.gui.workers.threads import WorkerController
 
 if TYPE_CHECKING:
-    from desktop.core.engine import Preparation, VLMEngine
+    from desktop.core.conversation import AnswerEngine
+    from desktop.core.engine import ModelInfo, Preparation, VLMEngine
+    from desktop.core.remote.config import ServerConfig
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +58,22 @@ class EngineWorker(QObject):
     def __init__(self, store: HistoryStore) -> None:
         super().__init__()
         self._service = ConversationService(store=store)
-        self._engine: VLMEngine | None = None
+        self._engine: AnswerEngine | None = None
+        self._server: ServerConfig | None = None  # the server asked for, while it is
         self._engine_lock = threading.Lock()  # guards _engine for stop() from the GUI thread
 
     @property
-    def engine(self) -> VLMEngine | None:
+    def engine(self) -> AnswerEngine | None:
         """The loaded engine; use it on this worker's thread only (None while none is)."""
         return self._engine
+
+    @property
+    def local_engine(self) -> VLMEngine | None:
+        """This computer's loaded engine: None while none is, or while a server's answers."""
+        engine = self._engine
+        if engine is None or engine.info.server:
+            return None
+        return cast("VLMEngine", engine)
 
     @property
     def service(self) -> ConversationService:
@@ -75,10 +89,8 @@ class EngineWorker(QObject):
 
     @Slot(str, object)
     def load(self, folder: str, options: EngineOptions) -> None:
-        self.state.emit("loading")
-        with self._engine_lock:
-            self._engine = None  # release the old model's memory before compiling the new one
-        self._service.set_engine(None)  # a new engine holds no KV state: replay on next ask
+        self._server = None
+        self._unload()
         try:
             from desktop.core.engine import EngineConfig, VLMEngine
 
@@ -94,19 +106,53 @@ class EngineWorker(QObject):
             logger.exception("model load failed")
             self._fail(f"The model in {folder} could not be loaded: {describe(exc)}")
         else:
-            with self._engine_lock:
-                self._engine = engine
-            self._service.set_engine(engine)
-            self.loaded.emit(engine.info)
-            self.state.emit("ready")
+            self._use(engine)
         self.devices.emit(_available_devices())
+
+    @Slot(object)
+    def load_remote(self, config: ServerConfig) -> None:
+        """A model server's model: its address checked, its models listed, the configured one
+        (or its first) chosen. The OCR stays on this computer. A server that cannot be used
+        now is tried again at the next question (it may be back by then)."""
+        self._server = config
+        self._unload()
+        try:
+            from desktop.core.remote.engine import RemoteEngine
+
+            engine = RemoteEngine.connect(config)
+        except RemoteError as exc:  # already one sentence, without the key
+            self._fail(str(exc))
+        except Exception as exc:
+            logger.exception("connecting to %s failed", config.host)
+            self._fail(f"The server at {config.host} could not be used: {describe(exc)}")
+        else:
+            self._use(engine)
+
+    def _unload(self) -> None:
+        self.state.emit("loading")
+        with self._engine_lock:
+            old, self._engine = self._engine, None  # its memory goes before the next loads
+        self._service.set_engine(None)  # a new engine holds no KV state: replay on next ask
+        close = getattr(old, "close", None)  # a server's client: its connections
+        if close is not None:
+            close()
+
+    def _use(self, engine: AnswerEngine) -> None:
+        with self._engine_lock:
+            self._engine = engine
+        self._service.set_engine(engine)
+        self.loaded.emit(engine.info)
+        self.state.emit("ready")
 
     def release(self) -> None:
         """The thread has ended: drop the model, so its memory and OpenVINO's threads go now
-        rather than at interpreter exit."""
+        rather than at interpreter exit (a server's client closes its connections)."""
         with self._engine_lock:
-            self._engine = None
+            old, self._engine = self._engine, None
         self._service.set_engine(None)
+        close = getattr(old, "close", None)
+        if close is not None:
+            close()
 
     @Slot(int)
     def forget(self, conversation_id: int) -> None:
@@ -115,6 +161,8 @@ class EngineWorker(QObject):
 
     @Slot(object, object)
     def ask(self, request: AskRequest, cancel: threading.Event) -> None:
+        if self._engine is None and self._server is not None and not cancel.is_set():
+            self.load_remote(self._server)  # down at its load: it may be back
         if self._engine is None:  # no model, or it failed to load: nothing is stored
             self.finished.emit(self._service.ask(request, cancel))
             return
@@ -159,6 +207,7 @@ class EngineController(WorkerController):
     devices = Signal(list)
 
     _load_requested = Signal(str, object)
+    _load_remote_requested = Signal(object)
     _ask_requested = Signal(object, object)
     _prepare_requested = Signal(object, object)
     _forget_requested = Signal(int)
@@ -167,24 +216,36 @@ class EngineController(WorkerController):
         super().__init__(EngineWorker(store), "desklens-engine", parent)
         worker = self.worker
         self._load_requested.connect(worker.load)
+        self._load_remote_requested.connect(worker.load_remote)
         self._ask_requested.connect(worker.ask)
         self._prepare_requested.connect(worker.prepare)
         self._forget_requested.connect(worker.forget)
         worker.finished.connect(self._on_finished)
-        worker.loaded.connect(lambda _info: self._set_loaded(True))
-        worker.error.connect(lambda _message: self._set_loaded(False))
+        # Before the re-emitted signals: who hears `loaded` or `error` sees model_loaded.
+        worker.loaded.connect(self._set_info)
+        worker.error.connect(lambda _message: self._set_info(None))
         for name in ("token", "prepared", "error", "state", "loaded", "devices"):
             getattr(worker, name).connect(getattr(self, name))
         self._pending: list[tuple[AskRequest, threading.Event]] = []
         # The latest preparation; older ones are cancelled.
         self._preparation: tuple[PrepareRequest, threading.Event] | None = None
         self._closed = False
-        self.model_loaded = False
+        self.info: ModelInfo | None = None  # the loaded model (None while loading, or none)
 
     @property
-    def engine(self) -> VLMEngine | None:
-        """The loaded engine, for the local API's pump on the engine thread."""
-        return self.worker.engine
+    def model_loaded(self) -> bool:
+        return self.info is not None
+
+    @property
+    def server(self) -> str:
+        """The host whose model is loaded ("" for this computer's model, or none)."""
+        return self.info.server if self.info is not None else ""
+
+    @property
+    def local_engine(self) -> VLMEngine | None:
+        """This computer's engine, for the local API's pump on the engine thread: None while
+        a server's model is loaded (the Local API never relays requests to a server)."""
+        return self.worker.local_engine
 
     @property
     def busy(self) -> bool:
@@ -192,9 +253,15 @@ class EngineController(WorkerController):
         return bool(self._pending)
 
     def load(self, folder: str, options: EngineOptions) -> None:
-        self.model_loaded = False
+        self.info = None
         self.cancel_preparation()  # the old engine's state is about to go
         self._load_requested.emit(folder, options)
+
+    def load_remote(self, config: ServerConfig) -> None:
+        """Uses the model of the server `config` names instead of this computer's."""
+        self.info = None
+        self.cancel_preparation()
+        self._load_remote_requested.emit(config)
 
     def ask(self, request: AskRequest) -> None:
         # The ask continues from whatever the preparation fed; it must not wait for the rest.
@@ -233,8 +300,8 @@ class EngineController(WorkerController):
         self._closed = True  # no new preparation after this
         self.stop()
 
-    def _set_loaded(self, loaded: bool) -> None:
-        self.model_loaded = loaded
+    def _set_info(self, info: ModelInfo | None) -> None:
+        self.info = info
 
     @Slot(object)
     def _on_finished(self, result: AskResult) -> None:

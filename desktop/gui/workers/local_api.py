@@ -8,6 +8,8 @@ The model stays owned by the EngineWorker's thread. API chat requests wait in th
 thread, only while no question of the user's is queued or being answered (`controller.busy`),
 and asks again when one finishes. The pump checks `busy` once more when its slot runs, so a
 question sent in between still goes first: API requests wait behind the user, never in front.
+It serves this computer's model only: while the window uses a model server, requests are
+answered as with no model loaded, never relayed to that server.
 """
 
 from __future__ import annotations
@@ -52,8 +54,9 @@ class _Pump(QObject):
         if self._controller.busy:  # a question was sent since this was asked for: it goes first
             self.ran.emit(False)
             return
-        # The worker's engine, read on the worker's own thread (None while none is loaded).
-        engine = self._controller.engine
+        # This computer's engine, read on the worker's own thread: None while none is loaded,
+        # or while a server's model answers the window (then the job says no model is loaded).
+        engine = self._controller.local_engine
         self.ran.emit(run_next(self._queue, engine))
 
 
@@ -177,8 +180,9 @@ class LocalApi(QObject):
             self.busy_changed.emit(in_flight)
 
     def _model_name(self) -> str | None:
-        """The loaded model's name (any thread: the engine's info is fixed once loaded)."""
-        engine = self._controller.engine
+        """This computer's loaded model's name, None while a server's model answers the
+        window (any thread: the engine's info is fixed once loaded)."""
+        engine = self._controller.local_engine
         return engine.info.name if engine is not None else None
 
     def _schedule(self, *_args: object) -> None:  # also the finished AskResult
@@ -223,7 +227,8 @@ class LocalApiRow(QWidget):
         )
         self.check.setAccessibleName("Local API")
         self.check.setToolTip(
-            "Scripts and apps on this computer can ask the loaded model and the fast OCR at "
+            "Scripts and apps on this computer can ask this computer's model (never a model "
+            "server's) and the fast OCR at "
             f"http://127.0.0.1:{settings.local_api_port}/v1 with the token below; web pages "
             "and other computers cannot."
         )
