@@ -7,12 +7,12 @@
 
 Both sides run the same converted model with the same engine settings; the server is the real
 `desklens serve --api` in its own process, the client the app's `RemoteEngine` through the
-conversation service, in another. Each side in turn has the machine to itself (the server idles
-while the local engine runs). What the remote path adds is the HTTP and serialisation cost
-(the PNG and base64 of each image, JSON, server-sent events) and what a stateless server
-re-reads: every request sends the conversation again, and `serve --api` reuses its KV state
-when the conversation matches; another server may not. Each row: the median of IMAGES runs on
-different screenshots (the image caches cannot help), single runs each.
+conversation service, in a process that also holds the local engine: the two take turns
+screenshot by screenshot (which goes first alternates), so both meet the same machine. What the
+remote path adds is the HTTP and serialisation cost (the PNG and base64 of each image, JSON,
+server-sent events) and what a stateless server re-reads: every request sends the conversation
+again, and `serve --api` reuses its KV state when the conversation matches; another server may
+not. Each row: the median over IMAGES screenshots, all different (no image cache helps).
 """
 
 from __future__ import annotations
@@ -38,58 +38,65 @@ HEADING = "## A model server as the engine: remote vs local"
 QUESTION = "What is the total amount?"
 FOLLOW_UP = "And the date?"
 NEW_TOKENS = 32
-IMAGES = 3
+IMAGES = 4
 SIZE = "1280x720"
 
 
-def _turns(engine, size: str, images: int, tokens: int, first: int = 1) -> dict:
-    """Per screenshot: a new chat's first question on it (cold), then a text follow-up."""
-    from desktop.core.chat import GenerationSettings
+def _turn_pair(engine, image, settings) -> dict[str, float]:
+    """A new chat's first question on `image` (cold), then a text follow-up."""
     from desktop.core.conversation import AskRequest, ConversationService
-    from desktop.core.images import load_image
 
-    settings = GenerationSettings(max_new_tokens=tokens, ignore_eos=True)
-    rows: dict[str, list[float]] = {"cold_ttft": [], "follow_ttft": [], "tok_s": [], "total": []}
-    for variant in range(first, first + images):
-        image = load_image(vlm_bench.document_screenshot(vlm_bench.SIZES[size], variant))
-        service = ConversationService(engine)
-        first = service.ask(AskRequest(QUESTION, (image,), settings, follow_up=True)).answer
-        second = service.ask(AskRequest(FOLLOW_UP, (), settings, follow_up=True)).answer
-        assert first.ok and second.ok, (first.error, second.error)
-        rows["cold_ttft"].append(first.stats.ttft_s)
-        rows["follow_ttft"].append(second.stats.ttft_s)
-        rows["tok_s"].append(first.stats.tokens_per_s)
-        rows["total"].append(first.stats.total_s)
-    return {key: statistics.median(values) for key, values in rows.items()}
+    service = ConversationService(engine)
+    cold = service.ask(AskRequest(QUESTION, (image,), settings, follow_up=True)).answer
+    follow = service.ask(AskRequest(FOLLOW_UP, (), settings, follow_up=True)).answer
+    assert cold.ok and follow.ok, (cold.error, follow.error)
+    return {
+        "cold_ttft": cold.stats.ttft_s,
+        "follow_ttft": follow.stats.ttft_s,
+        "tok_s": cold.stats.tokens_per_s,
+        "total": cold.stats.total_s,
+        # The whole prompt on both sides (the local engine feeds less: the prefix it holds).
+        "prompt_tokens": cold.stats.context_tokens - cold.stats.generated_tokens,
+    }
 
 
-def child_local(model: str, size: str, images: str, tokens: str) -> dict:
+def child_pair(model: str, url: str, token: str, size: str, images: str, tokens: str) -> dict:
+    """This computer's engine and the remote one in turns, screenshot by screenshot (which goes
+    first alternates), so that both see the same machine at the same time."""
+    from desktop.core.chat import GenerationSettings
     from desktop.core.engine import VLMEngine
-
-    engine = VLMEngine.load(model)
-    _turns(engine, size, 1, 2, first=100)  # warm: first-call costs; another screenshot
-    return _turns(engine, size, int(images), int(tokens))
-
-
-def child_remote(url: str, token: str, size: str, images: str, tokens: str) -> dict:
     from desktop.core.images import load_image
     from desktop.core.remote.config import ServerConfig
     from desktop.core.remote.engine import RemoteEngine
     from desktop.core.remote.messages import data_url
 
-    engine = RemoteEngine.connect(ServerConfig(url, token))
-    _turns(engine, size, 1, 2, first=100)
-    result = _turns(engine, size, int(images), int(tokens))
+    engines = {
+        "local": VLMEngine.load(model),
+        "remote": RemoteEngine.connect(ServerConfig(url, token)),
+    }
+    settings = GenerationSettings(max_new_tokens=int(tokens), ignore_eos=True)
+    rows: dict[str, dict[str, list[float]]] = {"local": {}, "remote": {}}
+    shots = [
+        vlm_bench.document_screenshot(vlm_bench.SIZES[size], v) for v in range(int(images) + 1)
+    ]
+    for index, shot in enumerate(shots):
+        order = ("local", "remote") if index % 2 else ("remote", "local")
+        for side in order:
+            measured = _turn_pair(engines[side], load_image(shot), settings)
+            if index == 0:
+                continue  # the warm-up: first-call costs on both sides
+            for key, value in measured.items():
+                rows[side].setdefault(key, []).append(value)
+    result = {side: {k: statistics.median(v) for k, v in row.items()} for side, row in rows.items()}
     image = load_image(vlm_bench.document_screenshot(vlm_bench.SIZES[size], 99))
     started = time.perf_counter()
     encoded = data_url(image)
-    result["encode_s"] = time.perf_counter() - started
-    result["encoded_mb"] = len(encoded) / 1e6
-    engine.close()
+    result["remote"]["encode_s"] = time.perf_counter() - started
+    result["remote"]["encoded_mb"] = len(encoded) / 1e6
     return result
 
 
-CHILDREN = {"local": child_local, "remote": child_remote}
+CHILDREN = {"pair": child_pair}
 
 
 def _free_port() -> int:
@@ -133,9 +140,11 @@ def report(
         "",
         f"Command: `{command}` ({model}, {os.cpu_count()} cores, one run). The server is "
         "`desklens serve --api` on 127.0.0.1 in its own process; the client is the app's "
-        f"remote engine. {size} document screenshots, "
-        f"{tokens} new tokens; each row the median over {images} screenshots. Measured end to "
-        "end on each side; the difference column is computed from the two.",
+        f"remote engine, in the same process as the local engine; the two take turns "
+        f"screenshot by screenshot (which goes first alternates), after one warm-up each. "
+        f"{size} document screenshots, {tokens} new tokens; each row the median over {images} "
+        "screenshots. Measured end to end on each side; the difference column is computed "
+        "from the two.",
         "",
         "| | this computer | through the server | difference | ratio |",
         "| --- | ---: | ---: | ---: | ---: |",
@@ -143,6 +152,7 @@ def report(
         row("a text follow-up on it: first token", "follow_ttft"),
         row("decode speed after the first token", "tok_s", "tok/s", 1),
         row(f"the whole first answer ({tokens} tokens)", "total"),
+        row("the first question's prompt (tokens; the same model input)", "prompt_tokens", "", 0),
         "",
         f"Sending one {size} screenshot: PNG + base64 {remote['encode_s'] * 1000:.0f} ms on the "
         f"client, {remote['encoded_mb']:.2f} MB in the request. On a shared server the first "
@@ -161,14 +171,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as data:
         server, url, token = start_server(ir, Path(data))
         try:
-            remote = children.run_child(__file__, "remote", url, token, SIZE, images, tokens)
-            local = children.run_child(__file__, "local", ir, SIZE, images, tokens)
+            pair = children.run_child(__file__, "pair", ir, url, token, SIZE, images, tokens)
         finally:
             server.terminate()
             server.wait(60)
-    for side, result in (("local", local), ("remote", remote)):
-        if "error" in result:
-            raise SystemExit(f"the {side} run failed: {result['error']}")
+    if "error" in pair:
+        raise SystemExit(f"the run failed: {pair['error']}")
+    local, remote = pair["local"], pair["remote"]
     command = "python bench/remote_bench.py" + (" --smoke" if args.smoke else " --write")
     model = "the tests' tiny model" if args.smoke else "Qwen3-VL-2B shape, random weights, INT8"
     publish(HEADING, report(local, remote, command, model, SIZE, images, tokens), args.write)

@@ -118,3 +118,17 @@ def test_the_command_lines_allow_http_is_the_users_word_for_a_public_address(tmp
     with pytest.raises(RemoteError, match="--allow-http"):
         from_environment(url, tmp_path, environ={})
     assert from_environment(url, tmp_path, environ={}, insecure=True).url == url
+
+
+@pytest.mark.parametrize("given", ["http://[::1", "http://[abc]:80", "[::1"])
+def test_a_broken_bracketed_address_is_a_sentence(given):
+    with pytest.raises(RemoteError, match="is not a server address"):
+        normalized_url(given)
+
+
+def test_reading_without_repair_leaves_a_loose_key_file_as_it_is(tmp_path):
+    save(tmp_path, ServerConfig("http://10.0.0.5:8000/v3", KEY))
+    (tmp_path / "server.key").chmod(0o644)
+    assert load_saved(tmp_path, repair=False).api_key == KEY
+    if os.name == "posix":
+        assert stat.S_IMODE((tmp_path / "server.key").stat().st_mode) == 0o644

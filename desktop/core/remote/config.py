@@ -52,9 +52,14 @@ def normalized_url(url: str, *, insecure: bool = False) -> str:
     text = url.strip()
     if "://" not in text:
         text = "http://" + text
-    parts = urlsplit(text)
+    not_an_address = RemoteError(f"{url!r} is not a server address (e.g. http://10.0.0.5:8000/v3).")
+    try:
+        parts = urlsplit(text)
+        parts.hostname  # noqa: B018  (an unclosed "[" raises only here)
+    except ValueError:
+        raise not_an_address from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RemoteError(f"{url!r} is not a server address (e.g. http://10.0.0.5:8000/v3).")
+        raise not_an_address
     if parts.username or parts.password:
         raise RemoteError("Put the key in the key field, not in the server address.")
     if parts.query or parts.fragment:
@@ -107,8 +112,9 @@ def check_config(config: ServerConfig) -> ServerConfig:
 # --- kept in the data folder ----------------------------------------------------------------
 
 
-def load_saved(data_dir: Path) -> ServerConfig | None:
-    """The server saved in Settings (key included), or None when none is saved."""
+def load_saved(data_dir: Path, *, repair: bool = True) -> ServerConfig | None:
+    """The server saved in Settings (key included), or None when none is saved. `repair`
+    tightens a key file's loose rights (a write: not on the GUI thread)."""
     try:
         data = read_json_object(data_dir / SETTINGS_FILE, max_bytes=64_000)
     except (OSError, ValueError):
@@ -117,7 +123,8 @@ def load_saved(data_dir: Path) -> ServerConfig | None:
     if not isinstance(url, str) or not url:
         return None
     model = data.get("model") if isinstance(data.get("model"), str) else ""
-    return ServerConfig(url, load_key(data_dir), str(model), bool(data.get("insecure", False)))
+    key = load_key(data_dir, repair=repair)
+    return ServerConfig(url, key, str(model), bool(data.get("insecure", False)))
 
 
 def save(data_dir: Path, config: ServerConfig) -> None:
@@ -129,13 +136,13 @@ def save(data_dir: Path, config: ServerConfig) -> None:
     save_key(data_dir, config.api_key)
 
 
-def load_key(data_dir: Path) -> str:
+def load_key(data_dir: Path, *, repair: bool = True) -> str:
     path = data_dir / KEY_FILE
     try:
         key = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return ""
-    if os.name == "posix" and path.stat().st_mode & 0o077:
+    if repair and os.name == "posix" and path.stat().st_mode & 0o077:
         path.chmod(0o600)  # copied or restored with looser rights
     return key[:MAX_KEY_CHARS]
 

@@ -58,7 +58,7 @@ class ModelFlow(QObject):
         self._apply = apply
         self.explicit_model = explicit_model  # `--model DIR`: wins until the user picks one
         # Read, not written, here: two small files (the key file is private to this user).
-        self.server: ServerConfig | None = remote_config.load_saved(data_dir)
+        self.server: ServerConfig | None = remote_config.load_saved(data_dir, repair=False)
         self.checker = ServerCheck(self)  # Settings' checks, in the thread pool
         self.devices: list[str] = []
         self.shows_model = False  # the status bar says ready

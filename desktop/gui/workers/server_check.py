@@ -81,9 +81,6 @@ class _CheckTask(QRunnable):
             result = ServerCheckResult(ticket, checked, models)
         except RemoteError as exc:
             result = ServerCheckResult(ticket, None, error=str(exc))
-        except ValueError:  # urlsplit's own refusal (an unclosed "[" of an IPv6 address)
-            error = f"{config.url!r} is not a server address (e.g. http://10.0.0.5:8000/v3)."
-            result = ServerCheckResult(ticket, None, error=error)
         except Exception as exc:  # never let a pool thread die silently
             logger.exception("checking a server address failed")
             result = ServerCheckResult(
