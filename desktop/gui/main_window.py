@@ -17,8 +17,11 @@ from pathlib import Path
 from PySide6.QtCore import QSize, Qt, QThreadPool, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QMainWindow,
+    QPushButton,
     QSplitter,
+    QToolButton,
 )
 
 from desktop import APP_NAME
@@ -104,8 +107,9 @@ class MainWindow(QMainWindow):
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
         self.rewinding = RewindFlow(parts, self.asking, self)
         self.exporting = ExportFlow(parts, self.settings_button, self)
-        for button in (self.exporting.button, *self.composer.menu_buttons()):
-            release_after_menu(button)
+        menu_buttons: list[QPushButton | QToolButton] = [self.exporting.button]
+        for menu_button in menu_buttons + list(self.composer.menu_buttons()):
+            release_after_menu(menu_button)
         self.own_presets = OwnPresetsFlow(parts, self.asking, data_dir, self)
         self.models = ModelFlow(
             parts, self.page, self.engine, self.storage, data_dir, model_dir,
@@ -289,16 +293,20 @@ class MainWindow(QMainWindow):
         self.local_api.apply(new)
         self.save_settings(new)
         if (new.theme, new.font_size) != (old.theme, old.font_size):
-            apply_theme(QGuiApplication.instance(), new.theme, new.font_size)
-            self._refresh_icons()
+            self._apply_theme(new.theme, new.font_size)
         self.preparing.update()  # reading ahead may have been turned on or off
         self.models.apply(old, new, server)  # another model, or a server, may answer now
 
     @Slot()
     def _on_system_scheme_changed(self, *_args) -> None:
         if self.settings.theme == "system":
-            apply_theme(QGuiApplication.instance(), "system", self.settings.font_size)
-            self._refresh_icons()
+            self._apply_theme("system", self.settings.font_size)
+
+    def _apply_theme(self, theme: str, font_size: int) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, theme, font_size)
+        self._refresh_icons()
 
     def toggle_sidebar(self, shown: bool | None = None) -> None:
         """Shows or hides the chats (None: the other way)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -81,7 +82,11 @@ def _parse(raw: object, default: object) -> object:
         if text not in ("true", "false", "1", "0"):
             raise ValueError(f"not a boolean: {raw!r}")
         return text in ("true", "1")
-    return type(default)(raw)
+    if isinstance(default, int):
+        return int(str(raw))
+    if isinstance(default, float):
+        return float(str(raw))
+    return str(raw)
 
 
 class SettingsStore:
@@ -98,7 +103,7 @@ class SettingsStore:
 
     def load(self) -> AppSettings:
         defaults = AppSettings()
-        values = {}
+        values: dict[str, Any] = {}
         for field in fields(AppSettings):
             default = getattr(defaults, field.name)
             raw = self._qsettings.value(f"app/{field.name}", default)

@@ -48,7 +48,8 @@ class _PortalRequest(QObject):
         sender = self._bus.baseService().lstrip(":").replace(".", "_")
         # The request's path is known before the call, so no Response can be missed.
         self.path = f"{PORTAL_PATH}/request/{sender}/{token}"
-        self._bus.connect("", self.path, REQUEST_INTERFACE, "Response", self, _RESPONSE_SLOT)
+        # PySide6's stubs want the slot as bytes; the binding takes the SLOT() string.
+        self._bus.connect("", self.path, REQUEST_INTERFACE, "Response", self, _RESPONSE_SLOT)  # type: ignore[call-overload]
         call = QDBusMessage.createMethodCall(
             PORTAL_SERVICE, PORTAL_PATH, SCREENSHOT_INTERFACE, "Screenshot"
         )
@@ -71,7 +72,7 @@ class _PortalRequest(QObject):
         self._end(image=image)
 
     def _end(self, *, error: str = "", image: QImage | None = None) -> None:
-        self._bus.disconnect("", self.path, REQUEST_INTERFACE, "Response", self, _RESPONSE_SLOT)
+        self._bus.disconnect("", self.path, REQUEST_INTERFACE, "Response", self, _RESPONSE_SLOT)  # type: ignore[call-overload]  # as connect
         _pending.discard(self)
         if image is not None:
             self._done(split_desktop(image))

@@ -60,7 +60,8 @@ def capture_once(mode: str, data_dir: Path, *, hold_s: float) -> int:
 def _open_app_with(capture: Capture) -> int:
     folder = Path(tempfile.mkdtemp(prefix="desklens-capture-"))
     path = folder / f"capture {time.strftime('%H-%M-%S')}.png"
-    if not capture.image.save(str(path), "PNG"):
+    # PySide6's stubs want bytes for the format; the binding itself takes only str.
+    if not capture.image.save(str(path), "PNG"):  # type: ignore[call-overload]
         print(f"desklens capture: error: could not write {path}", file=sys.stderr)
         return exit_codes.FAILED
     subprocess.Popen([sys.executable, "-m", "desktop", "gui", str(path)], start_new_session=True)

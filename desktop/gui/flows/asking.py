@@ -295,7 +295,8 @@ class AskFlow(QObject):
         if result.save_error:
             parts.notice.show_message(result.save_error, error=True)
         parts.session.changed.emit()
-        if widget is not None and parts.session.is_open(result.request.chat):
+        chat = result.request.chat
+        if widget is not None and chat is not None and parts.session.is_open(chat):
             self._show_answer(widget, result)
         self.answer_shown.emit(result)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFileDialog, QMenu, QToolButton, QWidget
 
 from desktop.core.history import HistoryError
 from desktop.core.history.export import (
@@ -40,7 +40,10 @@ class ExportFlow(QObject):
         menu.addAction("Save as HTML…", lambda: self.save("html"))
         menu.addAction("Copy conversation", self.copy)
         self.button.setMenu(menu)
-        row = beside.parentWidget().layout()
+        header = beside.parentWidget()
+        row = header.layout() if header is not None else None
+        if not isinstance(row, QBoxLayout):
+            raise TypeError("the Export button goes into a box layout beside Settings")
         row.insertWidget(row.indexOf(beside), self.button)
         parts.chat.contents_changed.connect(self._update)
         self._update()

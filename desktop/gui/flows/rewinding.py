@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QWidget
 
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.widgets.basics import flat_button
@@ -40,7 +40,10 @@ class RewindFlow(QObject):
         self._asking = asking
         self.bar = EditBar()
         composer = parts.composer
-        composer.layout().insertWidget(0, self.bar)
+        layout = composer.layout()
+        if not isinstance(layout, QBoxLayout):
+            raise TypeError("the composer's layout is a box layout")
+        layout.insertWidget(0, self.bar)
         self.bar.cancel_button.clicked.connect(self.cancel_edit)
         parts.actions.edit.connect(self.edit)
         parts.actions.regenerate.connect(self.regenerate)

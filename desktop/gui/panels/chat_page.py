@@ -120,16 +120,19 @@ class ChatPage(QWidget):
     def fit_header(self) -> None:
         """Full labels when they fit beside the title, else the short ones; the title goes
         when even those need its room."""
+        layout = self.header.layout()
+        if layout is None:
+            return
         buttons = self.header.findChildren(QPushButton)
         for full, short in SHORT_LABELS.items():
             for button in buttons:
                 if button.text() == short:
                     button.setText(full)
         room = self.width() - TITLE_ROOM
-        if self.header.layout().minimumSize().width() > room:
+        if layout.minimumSize().width() > room:
             for button in buttons:
                 button.setText(SHORT_LABELS.get(button.text(), button.text()))
-        self.title_label.setVisible(self.header.layout().minimumSize().width() <= room)
+        self.title_label.setVisible(layout.minimumSize().width() <= room)
 
     def _place_chat(self) -> None:
         self.chat.setVisible(bool(self.chat.messages()) or self.first_run_holder.isHidden())

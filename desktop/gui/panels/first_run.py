@@ -260,6 +260,8 @@ class FirstRunPanel(QFrame):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
             # Both ends (ensureWidgetVisible would only bring the log's text cursor in).
             content = holder.widget()
+            if content is None:
+                return
             top = self.log.mapTo(content, QPoint(0, 0))
             holder.ensureVisible(top.x(), top.y() + self.log.height(), 0, 8)
             holder.ensureVisible(top.x(), top.y(), 0, 8)

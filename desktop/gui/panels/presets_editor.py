@@ -166,7 +166,8 @@ class PresetsEditor(QDialog):
         try:
             imported = read_book(path)
         except (OSError, PresetError) as exc:
-            self.problem.setText(str(exc) if isinstance(exc, PresetError) else exc.strerror)
+            said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.problem.setText(said)
             return
         self._keep_current()
         names = {p.name.casefold() for p in imported.presets}

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QGuiApplication, QIcon, QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QApplication,
     QDialog,
     QDialogButtonBox,
@@ -62,7 +61,7 @@ def ok_cancel_buttons(dialog: QDialog) -> QDialogButtonBox:
     return box
 
 
-def release_after_menu(button: QAbstractButton) -> None:
+def release_after_menu(button: QPushButton | QToolButton) -> None:
     """A button that pops up a menu looks pressed (hovered) after the menu closes: the menu
     took the mouse, so the button never heard it leave. It is told, unless the pointer is
     really back over it."""

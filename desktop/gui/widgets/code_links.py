@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import weakref
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
@@ -16,6 +17,8 @@ from desktop.gui.widgets.basics import text_label
 NO_BROWSER = (
     "No web browser could be opened for {url}. The link is copied: paste it into a browser."
 )
+# The note shown under a label when no browser opens, once per label (it goes with it).
+_NOTES: weakref.WeakKeyDictionary[QLabel, QLabel] = weakref.WeakKeyDictionary()
 _open_url = QDesktopServices.openUrl  # replaced in tests: no browser is started there
 
 _URL = r"(?:https?://|mailto:)\S+"
@@ -71,10 +74,10 @@ def open_link(label: QLabel, url: str) -> bool:
     if _open_url(QUrl(url)):
         return True
     QGuiApplication.clipboard().setText(url)
-    note = getattr(label, "no_browser_note", None)
+    note = _NOTES.get(label)
     if note is None:
         note = text_label("", "errorText")
-        label.no_browser_note = note
+        _NOTES[label] = note
         parent = label.parentWidget()
         layout = parent.layout() if parent is not None else None
         if isinstance(layout, QBoxLayout):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, QSize, Qt, Signal
+from PySide6.QtCore import QMargins, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -183,7 +183,11 @@ class Composer(QFrame):
             chip.remove_requested.connect(self.remove_image)
             extract = QAction("Extract text", chip)
             extract.triggered.connect(lambda _=False, r=ref: self.extract_requested.emit(r))
-            chip.insertAction(chip.actions()[0] if chip.actions() else None, extract)
+            existing = chip.actions()
+            if existing:
+                chip.insertAction(existing[0], extract)
+            else:
+                chip.addAction(extract)
             self._strip_layout.insertWidget(self._strip_layout.count() - 1, chip)
         self._attachments_changed()
 
@@ -205,7 +209,8 @@ class Composer(QFrame):
         return [chip for chip in self.chips() if id(chip.ref) in kept]
 
     def chips(self) -> list[AttachmentChip]:
-        return self._strip.widget().findChildren(AttachmentChip)
+        strip = self._strip.widget()
+        return strip.findChildren(AttachmentChip) if strip is not None else []
 
     def set_own_presets(self, presets: list[Preset]) -> None:
         """The user's presets in the "Mine" menu after the built-in chips (`preset_requested`
@@ -261,7 +266,8 @@ class Composer(QFrame):
         needed += self.presets_label.sizeHint().width() + 4 + spacing
         for widget in (self.attach_button, self.send_button):
             needed += widget.sizeHint().width() + spacing
-        margins = self.layout().contentsMargins()
+        layout = self.layout()
+        margins = layout.contentsMargins() if layout is not None else QMargins()
         room = self.width() - margins.left() - margins.right() - COUNT_ROOM
         compact = needed > room
         self._compact = compact

@@ -34,7 +34,9 @@ class DropOverlay(QWidget):
         self.hide()
 
     def cover(self) -> None:
-        self.setGeometry(self.parentWidget().rect())
+        parent = self.parentWidget()
+        if parent is not None:
+            self.setGeometry(parent.rect())
         self.raise_()
         self.show()
 

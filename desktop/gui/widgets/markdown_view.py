@@ -173,9 +173,9 @@ class MarkdownView(QWidget):
             if index < len(self._parts) and self._parts[index][0] != block.kind:
                 self._drop_from(index)
             if index >= len(self._parts):
-                widget = CodeBlock() if block.kind == "code" else _prose_label()
-                self._layout.addWidget(widget)
-                self._parts.append((block.kind, widget))
+                part = CodeBlock() if block.kind == "code" else _prose_label()
+                self._layout.addWidget(part)
+                self._parts.append((block.kind, part))
             widget = self._parts[index][1]
             if isinstance(widget, CodeBlock):
                 widget.set_block(block)

@@ -37,7 +37,8 @@ class Notice(QFrame):
         self.hide()
 
     def text(self) -> str:
-        return self.label.text() if self.isVisibleTo(self.parentWidget()) else ""
+        parent = self.parentWidget()
+        return self.label.text() if parent is not None and self.isVisibleTo(parent) else ""
 
     def show_message(
         self,

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -40,7 +49,12 @@ _WHEN_ROLE = Qt.ItemDataRole.UserRole + 1
 class ConversationDelegate(QStyledItemDelegate):
     """Title on the left (elided), last activity in muted text on the right."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         title, opt.text = opt.text, ""
@@ -229,7 +243,7 @@ class Sidebar(QWidget):
             self.list.setCurrentItem(item)
         else:
             self.list.clearSelection()
-            self.list.setCurrentItem(None)
+            self.list.setCurrentRow(-1)
 
     def _on_clicked(self, item: QListWidgetItem) -> None:
         conversation_id = item.data(_ID_ROLE)

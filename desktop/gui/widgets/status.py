@@ -101,8 +101,8 @@ class StatusBar(QStatusBar):
         """Shows the Local API's state from now on (and now: it may have started already)."""
 
         def show(*_args: object) -> None:
-            running = api.running and api.server is not None
-            self.set_api(api.server.url if running else "", api.busy)
+            server = api.server
+            self.set_api(server.url if api.running and server is not None else "", api.busy)
 
         api.running_changed.connect(show)
         api.busy_changed.connect(show)

@@ -57,7 +57,8 @@ def qimage_to_png(image: QImage) -> bytes:
     buffer_bytes = QByteArray()
     buffer = QBuffer(buffer_bytes)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    # PySide6's stubs want bytes for the format; the binding itself takes only str.
+    image.save(buffer, "PNG")  # type: ignore[call-overload]
     buffer.close()
     return bytes(buffer_bytes.data())
 
