@@ -68,6 +68,11 @@ def link_codes(label: QLabel) -> None:
     label.setTextInteractionFlags(flags.TextSelectableByMouse | flags.LinksAccessibleByMouse)
 
 
+def no_browser_note(label: QLabel) -> QLabel | None:
+    """The note under `label` that says no browser opened its link, once one did not."""
+    return _NOTES.get(label)
+
+
 def open_link(label: QLabel, url: str) -> bool:
     """Opens `url` in the browser; when none opens, copies it and says so under `label`
     (Qt's own opening fails silently)."""
