@@ -42,8 +42,9 @@ def make_client(config: ServerConfig) -> openai.OpenAI:
 
 
 def list_models(config: ServerConfig) -> list[str]:
-    """The server's model names (GET {url}/models); RemoteError in a sentence."""
-    config = check_config(config)
+    """The server's model names (GET {url}/models); RemoteError in a sentence. `config` as
+    `check_config` returned it: every caller has checked it already (a check may look up
+    the host's name)."""
     client = make_client(config)
     try:
         return [model.id for model in client.models.list()]  # in order: its main model first
