@@ -64,9 +64,10 @@ def held_prepare(count_prepare) -> PrepareHold:
 
 
 def results_of(window) -> list:
-    """Every PrepareResult the worker sends from now on, in order."""
+    """Every PrepareResult from now on, in order, on the GUI thread after the flow saw it
+    (the worker's own signal would call this on its thread, before the flow)."""
     results: list = []
-    window.engine.worker.prepared.connect(results.append)
+    window.engine.prepared.connect(results.append)
     return results
 
 

@@ -105,7 +105,7 @@ def test_after_an_api_request_the_chat_is_read_back_ahead(qtbot, api_window, sam
     busy: list[bool] = []
     api.busy_changed.connect(busy.append)
     results: list = []
-    window.engine.worker.prepared.connect(results.append)
+    window.engine.prepared.connect(results.append)
     client = openai.OpenAI(base_url=api.server.url, api_key=api.token(), max_retries=0)
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(

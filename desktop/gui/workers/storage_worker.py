@@ -78,7 +78,8 @@ class StorageController(WorkerController):
 
     @property
     def busy(self) -> bool:
-        return any(not task.finished.is_set() for task in self._queued)
+        """A task is queued, running, or its result has not yet reached the GUI thread."""
+        return bool(self._queued)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Waits for the queued writes (they are short), then ends the thread."""
