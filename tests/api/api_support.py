@@ -156,10 +156,11 @@ class HeldAnswers:
         return self.results[-1]
 
     def stopped_by_the_leave(self, full_tokens: int) -> bool:
-        """The answer ended, its cancel was set by the client leaving, after <= 3 tokens."""
+        """The answer ended, its cancel was set by the client leaving (the first hold saw it:
+        no hold ran out), after <= 3 tokens."""
         assert self.finished.wait(120)
         tokens = self.results[0].usage.completion_tokens
-        return self.saw_leave[-1] is True and tokens <= 3 < full_tokens
+        return bool(self.saw_leave) and all(self.saw_leave) and tokens <= 3 < full_tokens
 
 
 def hold_after_a_full_answer(api: RunningApi, image) -> tuple[HeldAnswers, list[dict], int]:

@@ -6,7 +6,9 @@ very answer this computer's engine gives to the same conversation."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
+import time
 from dataclasses import replace
 
 import pytest
@@ -124,6 +126,7 @@ def test_stop_ends_the_answer_on_the_server_too_and_keeps_the_words(engine, tmp_
         thread = threading.Thread(target=ask)
         thread.start()
         assert first_words.wait(120)
+        wait_until_blocked_on_its_socket(thread)  # the server holds: nothing more comes
         remote.stop()
         thread.join(120)
         answer = results[0].answer
@@ -132,6 +135,19 @@ def test_stop_ends_the_answer_on_the_server_too_and_keeps_the_words(engine, tmp_
     finally:
         remote.close()
         api.stop()
+
+
+def wait_until_blocked_on_its_socket(thread: threading.Thread) -> None:
+    """Until the thread's innermost Python frame is httpcore's socket read (then a Stop that
+    only closed the stream would leave it waiting for the server's next chunk)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        frame = sys._current_frames().get(thread.ident or 0)
+        code = frame.f_code if frame is not None else None
+        if code is not None and code.co_name == "read" and "_backends" in code.co_filename:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the answer's thread never waited on its socket")
 
 
 def test_what_only_a_local_engine_does_is_skipped(remote, two_images):

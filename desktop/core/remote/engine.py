@@ -2,13 +2,15 @@
 
 The server keeps no state between requests, so each question sends the conversation again;
 what only a local engine can do (reading ahead, drafts, KV reuse) is skipped: `prepare` says
-"skipped". Stop closes the stream (the server stops decoding when its client leaves). A stream
-cut midway keeps what came, as a stopped answer with a note that says why.
+"skipped". Stop shuts the stream's socket down (the server stops decoding when its client
+leaves), which also wakes a read that waits for the server's first word. A stream cut midway
+keeps what came, as a stopped answer with a note that says why.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -155,7 +157,10 @@ class RemoteEngine:
         with self._lock:
             stream = self._stream
         if stream is not None:
-            # Closing a stream that another thread reads may raise there and here.
+            # A socket closed by another thread leaves its blocked read waiting (until the
+            # server's next chunk); shut down, the read ends at once. Either may raise here.
+            with contextlib.suppress(Exception):
+                _shut_down(stream)
             with contextlib.suppress(Exception):
                 stream.close()
 
@@ -184,6 +189,14 @@ class RemoteEngine:
             reply.take(chunk)
             if self._stopping.is_set():
                 break
+
+
+def _shut_down(stream: Any) -> None:
+    """Shuts down the socket under an openai Stream (httpx's `network_stream` extension)."""
+    network = stream.response.extensions.get("network_stream")
+    sock = network.get_extra_info("socket") if network is not None else None
+    if sock is not None:
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 class _Reply:
