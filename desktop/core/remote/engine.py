@@ -191,7 +191,7 @@ class RemoteEngine:
                 break
 
 
-def _shut_down(stream: Any) -> None:
+def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
     """Shuts down the socket under an openai Stream (httpx's `network_stream` extension)."""
     network = stream.response.extensions.get("network_stream")
     sock = network.get_extra_info("socket") if network is not None else None
