@@ -1,15 +1,45 @@
-"""What the conversation service needs of a model. `VLMEngine` is one; a remote engine would be
-another. Only the service calls `ask`, `ask_each` and `prepare` (tests/core/test_structure.py)."""
+"""What the conversation service needs of a model, and what a model reports (`ModelInfo`,
+`Preparation`). `VLMEngine` is one; `RemoteEngine` (a model server) is another. Only the
+service calls `ask`, `ask_each` and `prepare` (tests/core/test_structure.py). Light to import:
+a remote engine must not load OpenVINO."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from desktop.core.chat import AnswerStats
 
 if TYPE_CHECKING:
     from desktop.core.chat import Answer, Conversation, GenerationSettings, ImageLike
-    from desktop.core.engine.config import ModelInfo, Preparation
+    from desktop.core.manifest import Manifest
+
+
+@dataclass
+class ModelInfo:
+    """The model answering: a local folder (folder and manifest set), or a server's model
+    (`server` = its host; no folder, no manifest)."""
+
+    name: str
+    folder: Path | None
+    device: str
+    weight_format: str
+    manifest: Manifest | None
+    server: str = ""
+
+
+@dataclass
+class Preparation:
+    """What `VLMEngine.prepare` did: "ready" (the prefix is held), "cancelled" (part of it is)
+    or "error" (nothing kept; the question's own `ask` reports the problem again)."""
+
+    status: str
+    stats: AnswerStats = field(default_factory=AnswerStats)  # vision_s, prefill_s, input_tokens
+    held_tokens: int = 0  # positions the KV state holds afterwards
+    error: str | None = None
 
 
 class AnswerEngine(Protocol):

@@ -23,8 +23,7 @@ from desktop.core.images import ImageError
 from desktop.core.question_context import compose_question, grounded_prompt
 
 if TYPE_CHECKING:
-    from desktop.core.conversation.engine_protocol import AnswerEngine
-    from desktop.core.engine.config import Preparation
+    from desktop.core.conversation.engine_protocol import AnswerEngine, Preparation
     from desktop.core.history import HistoryStore
     from desktop.core.images import LoadedImage
 
@@ -138,7 +137,7 @@ class ConversationService:
     ) -> Preparation | None:
         """Reads the request's images (and its chat's history) ahead of the question; None
         when there is no engine. A bad image is reported by the question's own ask."""
-        from desktop.core.engine.config import Preparation
+        from desktop.core.conversation.engine_protocol import Preparation
 
         engine = self._engine
         if engine is None or (cancel is not None and cancel.is_set()):

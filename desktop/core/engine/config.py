@@ -6,9 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.core.bounded_json import read_json_object
-from desktop.core.chat import AnswerStats
 from desktop.core.engine.vision import VisionSpec
-from desktop.core.manifest import Manifest
 
 # One visual token is 32x32 px. 1,280 tokens (~1.3 MP) keeps a 1280x720 screenshot at full
 # resolution and is the top of the range Qwen recommends for document reading; users can raise it.
@@ -50,30 +48,6 @@ class EngineConfig:
     # Warm-up at load: the runtime's weight preparation happens here instead of in the first
     # answer, and each mapped weight file is released after it (peak RSS 4.6 -> ~3.3 GiB).
     warm_up: bool = True
-
-
-@dataclass
-class ModelInfo:
-    """The model answering: a local folder (folder and manifest set), or a server's model
-    (`server` = its host; no folder, no manifest)."""
-
-    name: str
-    folder: Path | None
-    device: str
-    weight_format: str
-    manifest: Manifest | None
-    server: str = ""
-
-
-@dataclass
-class Preparation:
-    """What `VLMEngine.prepare` did: "ready" (the prefix is held), "cancelled" (part of it is)
-    or "error" (nothing kept; the question's own `ask` reports the problem again)."""
-
-    status: str
-    stats: AnswerStats = field(default_factory=AnswerStats)  # vision_s, prefill_s, input_tokens
-    held_tokens: int = 0  # positions the KV state holds afterwards
-    error: str | None = None
 
 
 def read_vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> VisionSpec:

@@ -17,8 +17,9 @@ import openvino as ov
 
 from desktop.core.bounded_json import read_json_object
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
+from desktop.core.conversation.engine_protocol import ModelInfo, Preparation
 from desktop.core.engine.batch import pad_left
-from desktop.core.engine.config import EngineConfig, ModelInfo, Preparation, read_vision_spec
+from desktop.core.engine.config import EngineConfig, read_vision_spec
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.decode import AnswerRow, decode_one, decode_rows, drafting_allowed
 from desktop.core.engine.drafting import PromptLookupDrafter
@@ -31,8 +32,6 @@ from desktop.core.engine.tokens import TextCodec
 from desktop.core.engine.vision import visual_token_count
 from desktop.core.errors import describe
 from desktop.core.manifest import Manifest, ModelError, verify_model_dir
-
-__all__ = ["EngineConfig", "ModelInfo", "Preparation", "VLMEngine"]
 
 # Discarded draft positions tolerated in the KV state. Measured (bench/decode_bench.py): a
 # masked position costs a decode step what a held one does (~0.012 ms); removing them costs one

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, Turn
-from desktop.core.engine.config import ModelInfo, Preparation
+from desktop.core.conversation.engine_protocol import ModelInfo, Preparation
 from desktop.core.remote.config import ServerConfig, check_config
 from desktop.core.remote.errors import RemoteError, describe_failure
 from desktop.core.remote.messages import ImageUrls, chat_messages, request_options
