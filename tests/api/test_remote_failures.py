@@ -32,7 +32,11 @@ def ask(server: StandInServer, question: str = "What is this?"):
 @pytest.mark.parametrize(
     ("mode", "sentence"),
     [
-        ("401", r"refused the key \(401\)\. Check the server key in Settings\."),
+        (
+            "401",
+            r"refused the key \(401\)\. Check the server key "
+            r"\(Settings > Model, or DESKLENS_SERVER_KEY\)\.$",
+        ),
         ("404", r"has no model named 'stand-in-vl' \(404\): Model 'stand-in-vl' not found\.$"),
         ("429", r"is busy \(429\): try again in 7 s\."),
         ("503", r"is not available right now \(503\): try again in 30 s\."),

@@ -239,7 +239,8 @@ def test_a_wrong_key_says_so_and_offers_this_computers_model(
     settings_dialog(qtbot, monkeypatch, window, choose_server(served.url, wrong))
     qtbot.waitUntil(lambda: window.status.state == "error", timeout=SIGNAL_TIMEOUT_MS)
     sentence = (
-        f"The server at {served.host} refused the key (401). Check the server key in Settings."
+        f"The server at {served.host} refused the key (401). Check the server key "
+        "(Settings > Model, or DESKLENS_SERVER_KEY)."
     )
     assert window.status.model_label.full_text() == sentence
     assert window.notice.text() == sentence and notice_action(window) is not None

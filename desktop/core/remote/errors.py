@@ -43,7 +43,10 @@ def _status_sentence(exc: openai.APIStatusError, host: str, model: str) -> str:
     status = exc.status_code
     said = _server_message(exc)
     if status == 401:
-        return f"The server at {host} refused the key (401). Check the server key in Settings."
+        return (
+            f"The server at {host} refused the key (401). Check the server key "
+            "(Settings > Model, or DESKLENS_SERVER_KEY)."
+        )
     if status == 403:
         return f"The server at {host} does not allow this key to ask (403){said}."
     if status == 404:
