@@ -24,6 +24,8 @@ from desktop.core.chat import AnswerStats
 from desktop.core.images import load_image
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.main_window import COMPACT_WIDTH, MINIMUM_SIZE
+from desktop.gui.panels.settings_dialog import WINDOW_FRAME_PX, SettingsDialog
+from desktop.gui.settings import AppSettings
 from desktop.gui.widgets.basics import ElidedLabel
 from desktop.gui.widgets.composer import AttachmentChip
 
@@ -247,3 +249,40 @@ def test_the_header_labels_shorten_rather_than_cut(qtbot, launch, width):
     assert label in ("Extract text from all", "Extract all")
     assert "Extract text from all" in window.extract_all_button.toolTip()
     assert cut_labels(window) == []
+
+
+@pytest.mark.parametrize("server", [False, True])
+def test_settings_scroll_on_a_short_screen_and_ok_stays_in_view(qtbot, server):
+    """A 1366x768 laptop at 150 % offers about 900x480; minus panels, less. Every row can be
+    scrolled into view whole, and OK and Cancel never leave it; on a tall screen nothing
+    scrolls."""
+    dialog = SettingsDialog(AppSettings(), ["CPU"])
+    qtbot.addWidget(dialog)
+    dialog.source.server_radio.setChecked(server)
+    dialog.show()
+    short = QRect(0, 0, 900, 360)
+    dialog.fit_to(short)
+    settle()
+    assert dialog.height() <= short.height() - WINDOW_FRAME_PX
+    assert dialog.scroll.verticalScrollBar().isVisible()
+    page = dialog.scroll.widget()
+    rows = [
+        w for w in page.findChildren(QWidget) if isinstance(w, CONTROLS) and w.isVisibleTo(page)
+    ]
+    hidden_at_first = [w for w in rows if visible_rect(w, dialog).size() != w.size()]
+    assert hidden_at_first  # the test scrolls for real
+    for control in rows:
+        # (ensureWidgetVisible brings only a line edit's text cursor into view)
+        centre = control.mapTo(page, control.rect().center())
+        dialog.scroll.ensureVisible(
+            centre.x(), centre.y(), control.width() // 2 + 1, control.height() // 2 + 1
+        )
+        settle()
+        assert visible_rect(control, dialog).size() == control.size(), control
+        for button in dialog.buttons.buttons():
+            assert visible_rect(button, dialog).size() == button.size()
+    assert cut_labels(dialog) == []
+
+    dialog.fit_to(QRect(0, 0, 1400, 900))
+    settle()
+    assert not dialog.scroll.verticalScrollBar().isVisible()

@@ -3,25 +3,30 @@ detail, answer length, reading ahead, skipping repeated areas, theme, font size,
 
 With "A server" chosen, OK first checks the address (off the GUI thread) and, for a server
 the user has not agreed to before, asks before questions and images go there; declined, the
-dialog stays open and nothing changes."""
+dialog stays open and nothing changes.
+
+The rows scroll when the screen is too short for them (a 1366x768 laptop at 150 %, a large
+font): the dialog is as tall as they need up to the screen's free height, OK stays in view."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLayout,
     QLineEdit,
     QMessageBox,
+    QScrollArea,
     QSlider,
     QSpinBox,
     QVBoxLayout,
@@ -50,6 +55,10 @@ SKIP_REPEATS_HELP = (
 )
 
 
+WINDOW_FRAME_PX = 48  # the title bar and borders the window manager adds
+MIN_ROWS_PX = 120
+
+
 def detail_text(tokens: int) -> str:
     megapixels = tokens * 32 * 32 / 1e6
     return f"{tokens} visual tokens per image (up to {megapixels:.1f} MP)"
@@ -75,7 +84,9 @@ class SettingsDialog(QDialog):
         self._server: ServerConfig | None = None  # chosen, checked and agreed to (after OK)
         self._consented = settings.consented_servers
         layout = QVBoxLayout(self)
-        form = QFormLayout()
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 8, 0)  # room beside the scroll bar when it shows
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self._form = form
         self.source = ModelSourceRows(form, settings, server, checker, self)
@@ -158,7 +169,12 @@ class SettingsDialog(QDialog):
         form.addRow("Local API", self.api_row)
         if own_presets is not None:
             form.addRow("My prompts", PresetsRow(own_presets))
-        layout.addLayout(form)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(page)
+        layout.addWidget(self.scroll, 1)
 
         self.buttons = ok_cancel_buttons(self)
         layout.addWidget(self.buttons)
@@ -220,7 +236,28 @@ class SettingsDialog(QDialog):
             self._form.setRowVisible(layout, not server)
         for field in self._local_fields:
             self._form.setRowVisible(field, not server)
-        self.adjustSize()
+        screen = self.screen()
+        if screen is not None:
+            self.fit_to(screen.availableGeometry())
+
+    def fit_to(self, available: QRect) -> None:
+        """As large as the rows need, within `available` (less room for the window frame);
+        what does not fit scrolls."""
+        page = self.scroll.widget()
+        page.adjustSize()
+        need = page.sizeHint()
+        outside = self.sizeHint() - self.scroll.sizeHint()  # margins, spacing, the buttons
+        room = available.height() - WINDOW_FRAME_PX - outside.height()
+        scrolls = need.height() > room
+        bar = self.scroll.verticalScrollBar().sizeHint().width() if scrolls else 0
+        self.scroll.setMinimumSize(need.width() + bar, max(MIN_ROWS_PX, min(need.height(), room)))
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the dialog's minimum follows the rows' new one now
+        self.resize(
+            min(self.sizeHint().width(), available.width()),
+            min(self.sizeHint().height(), available.height() - WINDOW_FRAME_PX),
+        )
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a converted model folder")
