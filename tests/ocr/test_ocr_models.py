@@ -12,6 +12,7 @@ from desktop.core.ocr.model_files import (
     INT8_DIR_ENV,
     MANIFEST_NAME,
     OcrModelError,
+    build_int8_models,
     find_model_files,
     source_signature,
 )
@@ -73,6 +74,18 @@ def test_int8_models_are_built_once_from_the_committed_ranges(
     assert json.loads((tmp_path / "int8" / MANIFEST_NAME).read_text())["source_sizes"] == (
         source_signature()
     )
+
+
+def test_a_copy_another_process_finished_first_is_kept(tmp_path: Path) -> None:
+    """Two processes building at first start (a window and the CLI): the one that finishes
+    second keeps the first one's files, which that one may be loading, and drops its own."""
+    target = tmp_path / "int8"
+    first = build_int8_models(target)
+    assert first is not None
+    inode = first["det"].stat().st_ino
+    second = build_int8_models(target)  # finishes with the first copy already in place
+    assert second == first and first["det"].stat().st_ino == inode
+    assert [p.name for p in tmp_path.iterdir()] == ["int8"]  # its staging is gone
 
 
 def test_ranges_for_other_models_or_an_unwritable_folder_mean_fp32(

@@ -117,8 +117,12 @@ def build_int8_models(target: Path, ranges_file: Path | None = None) -> dict[str
         write_manifest(
             staging, files, {"openvino": int8.ov.__version__, "ranges": ranges_file.name}
         )
-        if target.exists():  # another process finished first, or a stale copy: replace it
-            shutil.rmtree(target, ignore_errors=True)
+        if target.exists():
+            finished = _valid_int8(target)
+            if finished is not None:  # another process (the CLI, a second window) was first
+                shutil.rmtree(staging, ignore_errors=True)  # and may be loading its files
+                return finished
+            shutil.rmtree(target, ignore_errors=True)  # a stale or broken copy
         staging.rename(target)
     except (OSError, RuntimeError, ValueError, KeyError, TypeError):
         shutil.rmtree(staging, ignore_errors=True)
