@@ -52,7 +52,9 @@ case "$cmd" in
     exec "$VENV/bin/desklens" "$@" ;;
   test)
     system_deps; venv "[convert,test]"
-    exec "$VENV/bin/python" -m pytest "$@" ;;
+    # Two workers (pytest-xdist), a test file each at a time: the suite waits on threads,
+    # servers and child processes for much of its time. DESKLENS_TEST_WORKERS=0: one process.
+    exec "$VENV/bin/python" -m pytest -n "${DESKLENS_TEST_WORKERS:-2}" --dist loadfile "$@" ;;
   convert)
     venv "[convert]"
     exec "$VENV/bin/python" convert.py "$@" ;;

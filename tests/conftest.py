@@ -1,8 +1,9 @@
 """Shared fixtures: a tiny random Qwen3-VL checkpoint, converted by the project's own convert.py.
 
-Built once per test session by devkit/model_factory.py. Set DESKLENS_TEST_CACHE=/some/dir to
-keep them between runs while developing (the folder name includes a hash of the factory and
-converter, so edits rebuild).
+Built once per test session by devkit/model_factory.py, under a file lock: the workers of a
+parallel run (pytest-xdist, as `scripts/dev.sh test` runs) share one build in the root of
+their temporary folders. Set DESKLENS_TEST_CACHE=/some/dir to keep them between runs while
+developing (the folder name includes a hash of the factory and converter, so edits rebuild).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,18 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tests never reach a hub
 os.environ.setdefault("OPENVINO_TELEMETRY_DISABLE", "1")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_data_home(tmp_path_factory) -> Iterator[None]:
+    """In a parallel run each worker has its own per-user data folder: the OCR's compiled-model
+    cache there is written by OpenVINO without a lock between processes."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "data-home"))
+        yield
+
+
 def _build_key() -> str:
     digest = hashlib.sha256()
     for path in (ROOT / "devkit" / "model_factory.py", ROOT / "convert.py"):
@@ -36,9 +51,21 @@ def artifacts_dir(tmp_path_factory) -> Path:
     cache = os.environ.get("DESKLENS_TEST_CACHE")
     if cache:
         folder = Path(cache) / _build_key()
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
-    return tmp_path_factory.mktemp("tiny-models")
+    elif os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "tiny-models"  # shared by the workers
+    else:
+        return tmp_path_factory.mktemp("tiny-models")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@contextmanager
+def _building(artifacts_dir: Path) -> Iterator[None]:
+    """One process builds at a time; the others then find its result."""
+    from filelock import FileLock
+
+    with FileLock(artifacts_dir / "build.lock"):
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -46,20 +73,22 @@ def tiny_checkpoint(artifacts_dir: Path) -> Path:
     from devkit.model_factory import build_checkpoint
 
     folder = artifacts_dir / "tiny-qwen3-vl"
-    if not (folder / "model.safetensors").is_file():
-        shutil.rmtree(folder, ignore_errors=True)
-        build_checkpoint(folder)
+    with _building(artifacts_dir):
+        if not (folder / "model.safetensors").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            build_checkpoint(folder)
     return folder
 
 
 def _converted(artifacts_dir: Path, checkpoint: Path, weight_format: str) -> Path:
     target = artifacts_dir / "ir" / f"tiny-{weight_format}"
-    if not (target / "desklens.json").is_file():
-        result = run_convert(
-            "--model", str(checkpoint), "--weight-format", weight_format,
-            "--output", str(target), "--force",
-        )  # fmt: skip
-        assert result.returncode == 0, result.stdout + result.stderr
+    with _building(artifacts_dir):
+        if not (target / "desklens.json").is_file():
+            result = run_convert(
+                "--model", str(checkpoint), "--weight-format", weight_format,
+                "--output", str(target), "--force",
+            )  # fmt: skip
+            assert result.returncode == 0, result.stdout + result.stderr
     return target
 
 
