@@ -264,8 +264,8 @@ def test_settings_scroll_on_a_short_screen_and_ok_stays_in_view(qtbot, server):
     dialog.fit_to(short)
     settle()
     assert dialog.height() <= short.height() - WINDOW_FRAME_PX
-    assert dialog.scroll.verticalScrollBar().isVisible()
-    page = dialog.scroll.widget()
+    assert dialog.rows_area.verticalScrollBar().isVisible()
+    page = dialog.rows_area.widget()
     rows = [
         w for w in page.findChildren(QWidget) if isinstance(w, CONTROLS) and w.isVisibleTo(page)
     ]
@@ -274,7 +274,7 @@ def test_settings_scroll_on_a_short_screen_and_ok_stays_in_view(qtbot, server):
     for control in rows:
         # (ensureWidgetVisible brings only a line edit's text cursor into view)
         centre = control.mapTo(page, control.rect().center())
-        dialog.scroll.ensureVisible(
+        dialog.rows_area.ensureVisible(
             centre.x(), centre.y(), control.width() // 2 + 1, control.height() // 2 + 1
         )
         settle()
@@ -285,4 +285,4 @@ def test_settings_scroll_on_a_short_screen_and_ok_stays_in_view(qtbot, server):
 
     dialog.fit_to(QRect(0, 0, 1400, 900))
     settle()
-    assert not dialog.scroll.verticalScrollBar().isVisible()
+    assert not dialog.rows_area.verticalScrollBar().isVisible()

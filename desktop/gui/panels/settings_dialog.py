@@ -84,7 +84,7 @@ class SettingsDialog(QDialog):
         self._server: ServerConfig | None = None  # chosen, checked and agreed to (after OK)
         self._consented = settings.consented_servers
         layout = QVBoxLayout(self)
-        page = QWidget()
+        self._page = page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 8, 0)  # room beside the scroll bar when it shows
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
@@ -169,12 +169,12 @@ class SettingsDialog(QDialog):
         form.addRow("Local API", self.api_row)
         if own_presets is not None:
             form.addRow("My prompts", PresetsRow(own_presets))
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(page)
-        layout.addWidget(self.scroll, 1)
+        self.rows_area = QScrollArea()
+        self.rows_area.setWidgetResizable(True)
+        self.rows_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.rows_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.rows_area.setWidget(page)
+        layout.addWidget(self.rows_area, 1)
 
         self.buttons = ok_cancel_buttons(self)
         layout.addWidget(self.buttons)
@@ -243,14 +243,14 @@ class SettingsDialog(QDialog):
     def fit_to(self, available: QRect) -> None:
         """As large as the rows need, within `available` (less room for the window frame);
         what does not fit scrolls."""
-        page = self.scroll.widget()
-        page.adjustSize()
-        need = page.sizeHint()
-        outside = self.sizeHint() - self.scroll.sizeHint()  # margins, spacing, the buttons
+        self._page.adjustSize()
+        need = self._page.sizeHint()
+        outside = self.sizeHint() - self.rows_area.sizeHint()  # margins, spacing, the buttons
         room = available.height() - WINDOW_FRAME_PX - outside.height()
         scrolls = need.height() > room
-        bar = self.scroll.verticalScrollBar().sizeHint().width() if scrolls else 0
-        self.scroll.setMinimumSize(need.width() + bar, max(MIN_ROWS_PX, min(need.height(), room)))
+        bar = self.rows_area.verticalScrollBar().sizeHint().width() if scrolls else 0
+        height = max(MIN_ROWS_PX, min(need.height(), room))
+        self.rows_area.setMinimumSize(need.width() + bar, height)
         layout = self.layout()
         if layout is not None:
             layout.activate()  # the dialog's minimum follows the rows' new one now
