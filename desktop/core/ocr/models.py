@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from desktop.core.ocr.cells import inert
 from desktop.core.ocr.codes import OcrCode, with_codes
 
 Box = tuple[int, int, int, int]  # left, top, right, bottom in image pixels
@@ -78,8 +79,11 @@ class OcrTable:
         return "\n".join(lines)
 
     def csv(self) -> str:
+        """The rows as CSV; a cell a spreadsheet would run as a formula is made inert."""
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(self.rows)
+        csv.writer(buffer, lineterminator="\n").writerows(
+            [inert(cell) for cell in row] for row in self.rows
+        )
         return buffer.getvalue()
 
 

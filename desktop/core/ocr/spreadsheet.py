@@ -3,8 +3,9 @@
 A cell becomes a number only when its text parses exactly and reads back the same: "42",
 "-3", "12.50" (shown with its two decimals). Everything else stays text as it was read:
 "0012" (a code, not twelve), "1,234.50" (a thousands comma or a decimal comma depends on the
-locale), "+5", "12 %", "$3". A cell that starts with "=" stays text, never a formula. Empty
-cells stay empty. A document without a table gives one sheet, "Text", with its lines.
+locale), "+5", "12 %", "$3" (cells.py). A cell that starts with "=" stays text, never a
+formula; in CSV and TSV it gets a leading apostrophe (cells.inert). Empty cells stay empty.
+A document without a table gives one sheet, "Text", with its lines.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from desktop.core.ocr.cells import inert, number_of
 from desktop.core.ocr.models import OcrDocument, OcrTable
 
-# 15 significant digits: what a spreadsheet's double holds exactly.
-_INTEGER = re.compile(r"-?(?:0|[1-9]\d{0,14})")
-_DECIMAL = re.compile(r"-?(?:0|[1-9]\d{0,13})\.(\d{1,6})")
 _SHEET_NAME_LIMIT = 31  # Excel's limit
 _SHEET_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
 _MAX_COLUMN_WIDTH = 60
@@ -45,12 +44,7 @@ def cell_value(text: str) -> tuple[str | int | float | None, str | None]:
     text is exactly one, else the text itself."""
     if not text:
         return None, None
-    if _INTEGER.fullmatch(text):
-        return int(text), None
-    decimal = _DECIMAL.fullmatch(text)
-    if decimal:
-        return float(text), "0." + "0" * len(decimal.group(1))
-    return text, None
+    return number_of(text) or (text, None)
 
 
 def document_tables(documents: Sequence[OcrDocument]) -> list[SheetTable]:
@@ -99,9 +93,10 @@ def csv_text(tables: Sequence[OcrTable]) -> str:
 
 def tsv_text(rows: Sequence[Sequence[str]]) -> str:
     """Tab-separated rows, quoted where a cell holds a tab, newline or quote: what a
-    spreadsheet takes from the clipboard."""
+    spreadsheet takes from the clipboard (no cell pastes as a formula)."""
     buffer = io.StringIO()
-    csv.writer(buffer, dialect="excel-tab", lineterminator="\n").writerows(rows)
+    writer = csv.writer(buffer, dialect="excel-tab", lineterminator="\n")
+    writer.writerows([inert(cell) for cell in row] for row in rows)
     return buffer.getvalue()
 
 
