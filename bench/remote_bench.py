@@ -179,9 +179,8 @@ def _spread_words(local: dict, remote: dict) -> str:
     difference (then that difference is within the noise of one run)."""
     spread = max(side["cold_slowest"] - side["cold_fastest"] for side in (local, remote))
     gap = abs(remote["cold_ttft"] - local["cold_ttft"])
-    if spread > gap:
-        return f"a spread of {spread:.2f} s, wider than the {gap:.2f} s between the medians."
-    return f"a spread of {spread:.2f} s, narrower than the {gap:.2f} s between the medians."
+    width = "wider" if spread > gap else "narrower"
+    return f"a spread of {spread:.2f} s, {width} than the {gap:.2f} s between the medians."
 
 
 def main() -> int:

@@ -10,7 +10,10 @@ The .xlsx marks such cells as text instead, and JSON and Markdown keep the text 
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from collections.abc import Iterable, Sequence
 
 # 15 significant digits: what a spreadsheet's double holds exactly.
 _INTEGER = re.compile(r"-?(?:0|[1-9]\d{0,14})")
@@ -34,3 +37,12 @@ def inert(text: str) -> str:
     if text.startswith(FORMULA_STARTS) and number_of(text) is None:
         return "'" + text
     return text
+
+
+def delimited(rows: Iterable[Sequence[str]], dialect: str = "excel") -> str:
+    """The rows as CSV ("excel") or TSV ("excel-tab"), quoted where a cell needs it, every
+    cell made inert."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, dialect=dialect, lineterminator="\n")
+    writer.writerows([inert(cell) for cell in row] for row in rows)
+    return buffer.getvalue()

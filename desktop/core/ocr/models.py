@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from desktop.core.ocr.cells import inert
+from desktop.core.ocr.cells import delimited
 from desktop.core.ocr.codes import OcrCode, with_codes
 
 Box = tuple[int, int, int, int]  # left, top, right, bottom in image pixels
@@ -80,11 +78,7 @@ class OcrTable:
 
     def csv(self) -> str:
         """The rows as CSV; a cell a spreadsheet would run as a formula is made inert."""
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(
-            [inert(cell) for cell in row] for row in self.rows
-        )
-        return buffer.getvalue()
+        return delimited(self.rows)
 
 
 @dataclass

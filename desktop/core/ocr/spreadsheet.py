@@ -4,13 +4,12 @@ A cell becomes a number only when its text parses exactly and reads back the sam
 "-3", "12.50" (shown with its two decimals). Everything else stays text as it was read:
 "0012" (a code, not twelve), "1,234.50" (a thousands comma or a decimal comma depends on the
 locale), "+5", "12 %", "$3" (cells.py). A cell that starts with "=" stays text, never a
-formula; in CSV and TSV it gets a leading apostrophe (cells.inert). Empty cells stay empty.
+formula; in CSV and TSV it gets a leading apostrophe (cells.delimited). Empty cells stay empty.
 A document without a table gives one sheet, "Text", with its lines.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 from collections.abc import Sequence
@@ -21,7 +20,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from desktop.core.ocr.cells import inert, number_of
+from desktop.core.ocr.cells import delimited, number_of
 from desktop.core.ocr.models import OcrDocument, OcrTable
 
 _SHEET_NAME_LIMIT = 31  # Excel's limit
@@ -94,10 +93,7 @@ def csv_text(tables: Sequence[OcrTable]) -> str:
 def tsv_text(rows: Sequence[Sequence[str]]) -> str:
     """Tab-separated rows, quoted where a cell holds a tab, newline or quote: what a
     spreadsheet takes from the clipboard (no cell pastes as a formula)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, dialect="excel-tab", lineterminator="\n")
-    writer.writerows([inert(cell) for cell in row] for row in rows)
-    return buffer.getvalue()
+    return delimited(rows, "excel-tab")
 
 
 def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
