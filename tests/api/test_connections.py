@@ -4,7 +4,7 @@ declared sizes within seconds; a non-streaming client that leaves stops its answ
 
 from __future__ import annotations
 
-import select
+import selectors
 import socket
 import time
 from contextlib import ExitStack
@@ -27,18 +27,24 @@ def junk(stack: ExitStack, port: int, count: int, payload: bytes = b"") -> list[
 
 def closed_by_server(sockets: list[socket.socket], wanted: int, within_s: float) -> int:
     """How many of `sockets` the server closed (EOF or reset), waiting until `wanted` are or
-    `within_s` has passed."""
+    `within_s` has passed. A selector, not select(): client and server share this process, so
+    the descriptors can pass select()'s limit of 1024."""
     closed: set[socket.socket] = set()
     deadline = time.monotonic() + within_s
-    while len(closed) < wanted and time.monotonic() < deadline:
-        rest = [s for s in sockets if s not in closed]
-        readable, _, _ = select.select(rest, [], [], max(0.0, deadline - time.monotonic()))
-        for sock in readable:
-            try:
-                if sock.recv(65536) == b"":
+    with selectors.DefaultSelector() as selector:
+        for sock in sockets:
+            selector.register(sock, selectors.EVENT_READ)
+        while len(closed) < wanted and time.monotonic() < deadline:
+            for key, _ in selector.select(max(0.0, deadline - time.monotonic())):
+                sock = key.fileobj
+                assert isinstance(sock, socket.socket)
+                try:
+                    ended = sock.recv(65536) == b""
+                except ConnectionResetError:
+                    ended = True
+                if ended:
                     closed.add(sock)
-            except ConnectionResetError:
-                closed.add(sock)
+                    selector.unregister(sock)
     return len(closed)
 
 
