@@ -3,6 +3,8 @@ Cancel and resume), importing a converted folder, converting."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from gui_support import SIGNAL_TIMEOUT_MS
 from PySide6.QtCore import Qt
@@ -75,6 +77,25 @@ def test_cancel_stops_the_converter(qtbot, launch, tiny_ir):
     assert not (window.data_dir / "models" / tiny_ir.name).exists()
     assert panel.form.isEnabled()
     assert not window.model_loaded
+
+
+# A child that ends with 1 on SIGINT, as Python does when the signal lands while it imports.
+FAILS_ON_INTERRUPT = (
+    "import signal, sys, threading\n"
+    "signal.signal(signal.SIGINT, lambda *_: sys.exit(1))\n"
+    "print('started', flush=True)\n"
+    "threading.Event().wait(60)\n"
+)
+
+
+def test_cancel_is_a_cancel_whatever_the_interrupted_child_exits_with(qtbot, launch):
+    window = launch()
+    panel = window.first_run
+    with qtbot.waitSignal(panel.process.line, timeout=SIGNAL_TIMEOUT_MS):
+        panel.process.start([sys.executable, "-c", FAILS_ON_INTERRUPT])
+    panel.cancel()
+    qtbot.waitUntil(lambda: not panel.running, timeout=SIGNAL_TIMEOUT_MS)
+    assert panel.result_label.text() == "Cancelled. Nothing was written."
 
 
 @pytest.mark.parametrize(

@@ -303,7 +303,7 @@ class FirstRunPanel(QFrame):
     def _on_finished(self, exit_code: int, crashed: bool) -> None:
         if exit_code == 0 and not crashed:
             self._finish(True, "")
-        elif exit_code == INTERRUPTED or crashed:
+        elif exit_code == INTERRUPTED or crashed or self.process.stop_requested:
             self._finish(False, "Cancelled. Nothing was written.")
         else:
             self._finish(False, self._error_line or f"Setting up failed (exit code {exit_code}).")

@@ -57,6 +57,7 @@ class SetupProcess(QObject):
         super().__init__(parent)
         self._process: QProcess | None = None
         self._partial = b""
+        self.stop_requested = False  # the last child was asked to stop: its end is a cancel
 
     @property
     def running(self) -> bool:
@@ -78,7 +79,7 @@ class SetupProcess(QObject):
         process.readyReadStandardOutput.connect(self._read)
         process.finished.connect(self._on_finished)
         process.errorOccurred.connect(self._on_error)
-        self._process, self._partial = process, b""
+        self._process, self._partial, self.stop_requested = process, b"", False
         process.start(command[0], command[1:])
 
     def stop(self) -> None:
@@ -86,6 +87,9 @@ class SetupProcess(QObject):
         process = self._process
         if process is None:
             return
+        # A child interrupted while Python starts exits 1 with a traceback, not 130: whoever
+        # reads `finished` goes by this flag, not the exit code.
+        self.stop_requested = True
         if process.state() == QProcess.ProcessState.Starting:
             process.waitForStarted(3000)  # only a pid can be signalled
         if os.name == "posix" and process.processId():
