@@ -18,6 +18,7 @@ from desktop.core import paths
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.gui.main_window import MainWindow
 from desktop.gui.settings import AppSettings, SettingsStore
+from desktop.gui.termination import close_on_termination
 from desktop.gui.theme import apply_theme
 from desktop.gui.widgets.icons import app_icon
 
@@ -98,6 +99,8 @@ def run(
         _application()
         QMessageBox.critical(None, APP_NAME, str(exc))
         return 1
+    closer = close_on_termination(window)
+    logger.info("%s %s started (data folder %s)", APP_NAME, __version__, window.data_dir)
     code = app.exec()
-    del window  # the window's workers are joined in closeEvent, before the app goes
+    del closer, window  # the window's workers are joined in closeEvent, before the app goes
     return code

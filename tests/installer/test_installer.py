@@ -10,12 +10,12 @@ import stat
 import subprocess
 import sys
 import tarfile
-import time
 import zipfile
 from pathlib import Path
 from unittest import mock
 
 import pytest
+from app_process import AppLog
 
 from desktop import APP_NAME, __version__
 from devkit.hub_server import REPO_ID, hub_env
@@ -326,7 +326,8 @@ def test_bundle_layout_size_and_installer_inputs(built):
 
 @pytest.mark.bundle
 def test_bundle_gui_starts_offscreen(unpacked, tmp_path):
-    """The desktop app starts from the bundle and keeps running (no import or plugin error)."""
+    """The desktop app starts from the bundle (no import or plugin error), shows its window
+    and closes cleanly when the session ends it."""
     gui = subprocess.Popen(
         [str(unpacked / layout.exe_file(layout.EXE_NAME))],
         env=user_env(tmp_path / "home"),
@@ -334,13 +335,14 @@ def test_bundle_gui_starts_offscreen(unpacked, tmp_path):
         stderr=subprocess.STDOUT,
         text=True,
     )
+    log = AppLog(gui)
     try:
-        time.sleep(15)
-        exited = gui.poll()
+        assert log.wait_started(180), log.text()
+        gui.terminate()
+        assert gui.wait(120) == 0, log.text()
     finally:
         gui.kill()
-        output = gui.communicate()[0]
-    assert exited is None, output
+    assert "SIGTERM received: closing the window" in log.text()
 
 
 def test_int8_ocr_models_are_built_for_the_bundle_unless_told_not_to(tmp_path):
