@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.exit_codes import INTERRUPTED
 from desktop.core.model_setup.checks import IR_MARKER
 from desktop.core.model_setup.convert_output import DONE_PREFIX, ERROR_PREFIX, STEP_PREFIX
 from desktop.core.model_setup.staging import TMP_PREFIX
@@ -43,7 +44,6 @@ from desktop.gui.workers.setup_process import (
 CONVERT_SCRIPT = SOURCE_ROOT / "convert.py"
 DEFAULT_MODEL_ID = "Qwen/Qwen3-VL-2B-Instruct"
 WEIGHT_FORMATS = ("int8", "int4", "fp16")
-INTERRUPTED = 130
 
 INTRO = (
     "DeskLens answers questions with a vision-language model converted for OpenVINO, and "

@@ -10,13 +10,13 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QProgressBar, QVBoxLayout, QWidget
 
+from desktop.core.exit_codes import INTERRUPTED
 from desktop.core.model_setup.download import DEFAULT_REPO, target_name
 from desktop.core.model_setup.progress import Progress, describe
 from desktop.gui.widgets.basics import push_button, text_label
 from desktop.gui.workers.setup_process import SetupProcess, desklens_command, models_dir_problem
 
 BAR_STEPS = 1000
-INTERRUPTED = 130
 
 
 def log_sentence(line: str) -> str | None:
