@@ -1,4 +1,5 @@
-"""SIGTERM, SIGHUP and SIGINT close the window the way the user would.
+"""SIGTERM, SIGHUP and SIGINT close the window the way the user would (and end `desklens
+capture`'s overlay as Escape does).
 
 A logout, `kill`, a closed terminal or Ctrl+C in it would otherwise end the process at once:
 an answer being streamed and its words would be lost, and Ctrl+C would only surface later as a
@@ -15,6 +16,7 @@ import logging
 import os
 import signal
 import socket
+from collections.abc import Callable
 from types import FrameType
 
 from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, QTimer
@@ -28,12 +30,13 @@ CLOSING_SIGNALS = (signal.SIGTERM, signal.SIGINT) + (
 
 
 class CloseOnTermination(QObject):
-    """Installed once, on the main thread, by the app's entry (never by the tests' windows,
-    which share the test process's signals)."""
+    """Calls `close`, then ends the event loop, on a terminating signal. Installed once, on
+    the main thread, by a process's entry (never by the tests' in-process windows, which
+    share the test process's signals)."""
 
-    def __init__(self, window: QWidget) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(self, parent: QObject, close: Callable[[], object]) -> None:
+        super().__init__(parent)
+        self._close_first = close
         self._wake, self._wake_write = socket.socketpair()
         for end in (self._wake, self._wake_write):
             end.setblocking(False)
@@ -53,7 +56,7 @@ class CloseOnTermination(QObject):
             pass  # all read
         closing = [n for n in numbers if n in CLOSING_SIGNALS]
         if closing:
-            logger.info("%s received: closing the window", signal.Signals(closing[0]).name)
+            logger.info("%s received: closing", signal.Signals(closing[0]).name)
             QTimer.singleShot(0, self._close)  # after this slot, from the event loop
 
     @staticmethod
@@ -61,13 +64,16 @@ class CloseOnTermination(QObject):
         """Nothing here (see the module's docstring): the wake-up socket carries the signal."""
 
     def _close(self) -> None:
-        self._window.close()  # stops the answer, keeps its words, joins the threads
+        self._close_first()  # the window's close: stops the answer, keeps its words, joins
         QCoreApplication.quit()  # also ends a dialog's loop that would keep the app open
 
 
 def close_on_termination(window: QWidget) -> CloseOnTermination | None:
     """Closes `window` on a terminating signal (POSIX only: Windows ends a GUI app by
     closing its window, which Qt already turns into a close event)."""
-    if os.name != "posix":
-        return None
-    return CloseOnTermination(window)
+    return CloseOnTermination(window, window.close) if os.name == "posix" else None
+
+
+def quit_on_termination(app: QCoreApplication) -> CloseOnTermination | None:
+    """Ends `app`'s event loop on a terminating signal (a process without a main window)."""
+    return CloseOnTermination(app, lambda: None) if os.name == "posix" else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -234,4 +235,23 @@ def test_desklens_capture_without_the_app_reads_the_region_itself(tmp_path: Path
         assert out.strip() == TARGET_TEXT
     finally:
         target.kill()
+        server.stop()
+
+
+def test_ctrl_c_at_the_overlay_cancels_like_escape(tmp_path: Path) -> None:
+    server = start_xvfb()
+    env = {**server.env, "DESKLENS_DATA_DIR": str(tmp_path / "data")}
+    capture = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "capture", "--copy", "--hold", "0"], env=env,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        server.xdotool("search", "--sync", "--onlyvisible", "--name", OVERLAY_TITLE)
+        capture.send_signal(signal.SIGINT)
+        out, err = capture.communicate(timeout=60)  # before: no Python ran, so it never ended
+        assert capture.returncode == 130, err
+        assert "Cancelled." in err and "Traceback" not in err
+        assert out == ""
+    finally:
+        capture.kill()
         server.stop()

@@ -19,6 +19,7 @@ from desktop.gui.capture.grab import grab_screens
 from desktop.gui.capture.overlay import Capture, RegionPicker
 from desktop.gui.capture.windows import visible_windows
 from desktop.gui.settings import SettingsStore
+from desktop.gui.termination import quit_on_termination
 
 
 def pick_region() -> tuple[Capture | None, str]:
@@ -103,4 +104,5 @@ def _application() -> QApplication:
     app = QApplication(sys.argv[:1])
     app.setApplicationName("DeskLens")
     app.setQuitOnLastWindowClosed(False)  # the overlay closing is not the end
+    quit_on_termination(app)  # Ctrl+C at the overlay: "Cancelled.", as Escape (app owns it)
     return app
