@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from app_process import AppLog
+from child_log import APP_STARTED, ChildLog
 from cli_runner import ROOT
 
 from desktop.gui.settings import SettingsStore
@@ -24,9 +24,9 @@ def test_a_terminating_signal_closes_the_window_and_exits_cleanly(tmp_path: Path
         [sys.executable, "-m", "desktop", "gui", "--data-dir", str(data)],
         stderr=subprocess.PIPE, encoding="utf-8", env=env, cwd=ROOT,
     )  # fmt: skip
-    log = AppLog(app)
+    log = ChildLog(app, APP_STARTED)
     try:
-        assert log.wait_started(120), log.text()  # the window is up, the handler installed
+        assert log.wait(120), log.text()  # the window is up, the handler installed
         app.send_signal(number)
         assert app.wait(120) == 0, log.text()
     finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from app_process import AppLog
+from child_log import APP_STARTED, ChildLog
 
 from desktop import APP_NAME, __version__
 from devkit.hub_server import REPO_ID, hub_env
@@ -335,9 +335,9 @@ def test_bundle_gui_starts_offscreen(unpacked, tmp_path):
         stderr=subprocess.STDOUT,
         text=True,
     )
-    log = AppLog(gui)
+    log = ChildLog(gui, APP_STARTED)
     try:
-        assert log.wait_started(180), log.text()
+        assert log.wait(180), log.text()
         gui.terminate()
         assert gui.wait(120) == 0, log.text()
     finally:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from child_log import ChildLog
 from PIL import Image, ImageDraw, ImageFont
 
 from desktop.core.ocr import service
@@ -223,7 +224,7 @@ def _desklens(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[st
     )  # fmt: skip
 
 
-def _start_serve(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[str], list[str]]:
+def _start_serve(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[str], ChildLog]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "desktop", "serve", "--threads", "2", *extra],
         stderr=subprocess.PIPE,
@@ -231,20 +232,9 @@ def _start_serve(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[str
         env=env,
         cwd=ROOT,
     )  # fmt: skip  (explicit encoding: another test's library may have set an ASCII locale)
-    log: list[str] = []
-
-    def collect() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-
-    threading.Thread(target=collect, daemon=True).start()
-    deadline = time.monotonic() + 240
+    log = ChildLog(proc, "ready")
     try:
-        while not any("ready" in line for line in log):
-            assert proc.poll() is None, "".join(log)
-            assert time.monotonic() < deadline, "".join(log)
-            time.sleep(0.1)
+        assert log.wait(240), log.text()
     except BaseException:
         proc.kill()  # never leave a service behind
         raise
@@ -272,7 +262,7 @@ def test_serve_answers_desklens_ocr_like_the_local_engine(tmp_path: Path) -> Non
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(60) == 0
-    text = "".join(log)
+    text = log.text()
     assert f"read: {shot}" in text and "failed" in text and "stopped (interrupted)" in text
     assert not Path(default_endpoint_for(env).address).exists()
     after = _desklens("ocr", str(shot), env=env)  # no service: read in-process again
@@ -283,10 +273,10 @@ def test_serve_stops_by_itself_when_idle_and_on_sigterm(tmp_path: Path) -> None:
     env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path / "data")}
     proc, log = _start_serve(env, "--idle-exit", "0.03")
     assert proc.wait(60) == 0
-    assert "stopped (no request for 0.03 min)" in "".join(log)
+    assert "stopped (no request for 0.03 min)" in log.text()
     proc, log = _start_serve(env)
     proc.terminate()
-    assert proc.wait(60) == 0 and "stopped (terminated)" in "".join(log)
+    assert proc.wait(60) == 0 and "stopped (terminated)" in log.text()
     assert not Path(default_endpoint_for(env).address).exists()
 
 
