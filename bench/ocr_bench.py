@@ -10,7 +10,6 @@ block, a report table without rules). Each image is read by both engines in one 
 report gives the character error rate (CER), seconds per image, DeskLens's table-structure F1
 and the decorations it read as text (bench/ocr_scoring.py, bench/ocr_report.py).
 
-    .venv/bin/python -m desktop.core.ocr.quantize       # once: the INT8 models (needs NNCF)
     .venv/bin/python bench/ocr_bench.py                 # print the table
     .venv/bin/python bench/ocr_bench.py --precision both --write   # INT8 and FP32, into RESULTS.md
     .venv/bin/python bench/ocr_bench.py --smoke         # three styles, one image each (CI)
@@ -168,7 +167,7 @@ def main() -> None:
     setup = (
         f"Machine: {machine}. DeskLens: OpenVINO {ov_version()} on CPU, "
         f"threads: {args.threads or 'auto'}; INT8 models (the default) built by the app from "
-        "the committed calibration ranges (`desktop/core/ocr/int8.py`), FP32 = the fallback. "
+        "the committed NNCF decisions (`desktop/core/ocr/int8.py`), FP32 = the fallback. "
         f"{tesseract}: `--psm 3`, OMP_THREAD_LIMIT=1, time includes starting the process."
     )
     command = "python bench/ocr_bench.py " + " ".join(sys.argv[1:])

@@ -41,14 +41,14 @@ def run_pyinstaller(
 
 
 def ocr_int8_folder(mode: str, workpath: Path) -> Path | None:
-    """The INT8 OCR models to ship: "make" builds them from the committed calibration ranges
+    """The INT8 OCR models to ship: "make" builds them from the committed INT8 decisions
     (seconds); "none" ships none (the app then builds them on first use)."""
     from desktop.core.ocr.model_files import INT8_FOLDER
 
     if mode == "none":
         return None
     folder = workpath / INT8_FOLDER
-    command = [sys.executable, "-m", "desktop.core.ocr.quantize", "--build-only", "--out"]
+    command = [sys.executable, "-m", "desktop.core.ocr.quantize", "--out"]
     subprocess.run([*command, str(folder)], check=True, cwd=ROOT)
     return folder
 

@@ -217,12 +217,13 @@ def test_a_deep_ocr_model_manifest_is_ignored_and_rebuilt(tmp_path: Path) -> Non
     folder = tmp_path / "ocr-int8"
     folder.mkdir()
     (folder / model_files.MANIFEST_NAME).write_text('{"files": ' * 50_000)
-    assert model_files._valid_int8(folder) is None  # built again, never a RecursionError
+    assert model_files._current_int8(folder) is None  # built again, never a RecursionError
     (folder / model_files.MANIFEST_NAME).write_text(
         json.dumps({"source_sizes": model_files.source_signature(),
+                    "decisions_sha256": model_files.decisions_digest(),
                     "files": {"det": "../../det.xml", "rec": "rec.xml"}})
     )  # fmt: skip
-    assert model_files._valid_int8(folder) is None
+    assert model_files._current_int8(folder) is None
 
 
 # --- odd input files -------------------------------------------------------------------------

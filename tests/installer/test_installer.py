@@ -346,10 +346,10 @@ def test_bundle_gui_starts_offscreen(unpacked, tmp_path):
 
 
 def test_int8_ocr_models_are_built_for_the_bundle_unless_told_not_to(tmp_path):
-    from desktop.core.ocr.model_files import MANIFEST_NAME, _valid_int8
+    from desktop.core.ocr.model_files import MANIFEST_NAME, _current_int8
     from installer import build
 
     assert build.ocr_int8_folder("none", tmp_path / "work") is None
     made = build.ocr_int8_folder("make", tmp_path / "work")
     assert made is not None and (made / MANIFEST_NAME).is_file()
-    assert _valid_int8(made) is not None  # what the bundled app accepts at run time
+    assert _current_int8(made) is not None  # what the bundled app accepts at run time

@@ -6,8 +6,8 @@
     grounding_text(result)                # OCR lines as grounding for the VLM
 
 PDFs: `pdf.read_pdf`; many files or folders: `batch.run_batch`. INT8 models are built on first
-use from committed calibration ranges (`int8.py`; `python -m desktop.core.ocr.quantize`
-recalibrates them). `service`: a warm engine answering `desklens ocr` from another process.
+use from NNCF's committed decisions (`int8.py`; `python -m devkit.ocr_calibrate` decides them
+again). `service`: a warm engine answering `desklens ocr` from another process.
 
 The names below load on first use, so that light submodules (`service`, `models`) can be
 imported without OpenVINO, numpy and OpenCV: `desklens ocr` talking to a warm service

@@ -1,17 +1,19 @@
 """INT8 OCR models built on the user's machine from the wheel's FP32 models, without NNCF.
 
-Post-training quantisation has two halves. Calibration (running the FP32 models on sample pages
-to learn each activation's range) is slow and is done once, at development time, by
-`python -m desktop.core.ocr.quantize`; its result is a few kilobytes of ranges committed as
-`int8_ranges.json`. Applying them is quick graph surgery that plain OpenVINO can do: a
-FakeQuantize on every convolution / fully-connected input (the calibrated range) and on its
-weights (per output channel, from the weights themselves). OpenVINO's CPU plugin then runs
-those layers in INT8. Attention products of two activations, softmax and the rest stay f32.
+Post-training quantisation has two halves. Deciding (NNCF runs the FP32 models on calibration
+pages, chooses where FakeQuantize layers go and their ranges, and keeps weights to 7 bits so
+that every CPU computes the same integers) is slow and is done once, at development time, by
+`python -m devkit.ocr_calibrate`; `decisions_of` writes NNCF's FakeQuantize layers down as
+`int8_ranges.json` (format 2), which is committed. Applying them is quick graph surgery that
+plain OpenVINO can do (`apply_decisions`): the same FakeQuantize layers on the same edges of
+the wheel's model, with the same numbers, so the built model is NNCF's model. OpenVINO's CPU
+plugin then runs those layers in INT8.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import base64
+import re
 from pathlib import Path
 
 import numpy as np
@@ -21,51 +23,23 @@ from openvino import opset13 as ops
 from desktop.core.bounded_json import read_json
 
 RANGES_FILE = Path(__file__).with_name("int8_ranges.json")
-_WEIGHTED = {"Convolution", "GroupConvolution", "MatMul"}
-
-
-def quantizable_inputs(model: ov.Model) -> Iterator[tuple[ov.Node, str]]:
-    """(layer, key of its activation input) for every layer with constant weights."""
-    for node in model.get_ordered_ops():
-        if node.get_type_name() not in _WEIGHTED:
-            continue
-        if _weights(node.input_value(1)) is None:
-            continue  # a product of two activations (attention): kept in f32
-        yield node, activation_key(node.input_value(0))
-
-
-def activation_key(output: ov.Output) -> str:
-    return f"{output.get_node().get_friendly_name()}:{output.get_index()}"
-
-
-def apply_ranges(model: ov.Model, ranges: dict[str, list[float]]) -> int:
-    """Inserts the FakeQuantize pairs in place; returns how many layers were quantised."""
-    shared: dict[str, ov.Output] = {}
-    done = 0
-    for node, key in list(quantizable_inputs(model)):
-        if key not in ranges:
-            continue
-        if key not in shared:
-            shared[key] = _activation_fq(node.input_value(0), *ranges[key])
-        node.input(0).replace_source_output(shared[key])
-        weights = node.input_value(1)
-        node.input(1).replace_source_output(_weight_fq(node, weights))
-        done += 1
-    model.validate_nodes_and_infer_types()
-    return done
+_ROLES = ("det", "rec")
+_NUMBERED = re.compile(r"[A-Za-z]+_\d+")
 
 
 def load_ranges(path: Path = RANGES_FILE) -> dict:
+    """The decisions file: source model sizes, and a list of decisions per model role."""
     ranges = read_json(path)
-    if not isinstance(ranges, dict):
-        raise ValueError(f"{path} does not hold calibration ranges")
+    if not isinstance(ranges, dict) or not all(isinstance(ranges.get(r), list) for r in _ROLES):
+        raise ValueError(f"{path} does not hold INT8 decisions")
     return ranges
 
 
-def build_int8(source: Path, ranges: dict[str, list[float]], target: Path) -> int:
-    """Reads `source` (ONNX/IR), applies `ranges`, saves the INT8-ready IR at `target`."""
+def build_int8(source: Path, decisions: list[dict], target: Path) -> int:
+    """Reads `source` (ONNX/IR), applies NNCF's `decisions`, saves the INT8-ready IR at
+    `target`; returns how many FakeQuantize layers it has."""
     model = ov.Core().read_model(source)
-    layers = apply_ranges(model, ranges)
+    layers = apply_decisions(model, decisions)
     try:  # store the quantised weights as int8 (a quarter of the size); same results
         from openvino._offline_transformations import compress_quantize_weights_transformation
 
@@ -76,42 +50,84 @@ def build_int8(source: Path, ranges: dict[str, list[float]], target: Path) -> in
     return layers
 
 
-def _activation_fq(value: ov.Output, low: float, high: float) -> ov.Output:
-    if low >= 0:  # after a ReLU: unsigned 8 bit from zero
-        low, high = 0.0, max(high, 1e-6)
-    else:  # signed, symmetric around zero (no zero point, the fast path on CPUs)
-        scale = max(-low, high, 1e-6)
-        low, high = -scale, scale * 127 / 128
-    lo = ops.constant(np.float32(low))
-    hi = ops.constant(np.float32(high))
-    return ops.fake_quantize(value, lo, hi, lo, hi, 256).output(0)
+def decisions_of(quantized: ov.Model) -> list[dict]:
+    """NNCF's FakeQuantize layers as JSON: for each, where it sits (its producer's output,
+    the consumers it feeds, and whether that is every consumer of the output), its levels and
+    its range constants (float32, exact; two when the output range is the input range)."""
+    found = []
+    for node in quantized.get_ordered_ops():
+        if node.get_type_name() != "FakeQuantize":
+            continue
+        source = node.input_value(0)
+        fed = node.output(0).get_target_inputs()
+        others = [t for t in source.get_target_inputs() if t.get_node() != node]
+        ranges = [node.input_value(i).get_node().get_data() for i in range(1, 5)]
+        if all(np.array_equal(a, b) for a, b in zip(ranges[:2], ranges[2:], strict=True)):
+            ranges = ranges[:2]  # output range = input range, as NNCF makes them
+        found.append(
+            {
+                "producer": [source.get_node().get_friendly_name(), source.get_index()],
+                "consumers": sorted([t.get_node().get_friendly_name(), t.get_index()] for t in fed),
+                "all": not others,
+                "levels": node.get_attributes()["levels"],
+                "ranges": [_array(values) for values in ranges],
+            }
+        )
+    return found
 
 
-def _weight_fq(node: ov.Node, weights: ov.Output) -> ov.Output:
-    """Symmetric per-output-channel FakeQuantize (255 levels, i8 without -128)."""
-    data = _weights(weights)
-    assert data is not None  # the caller quantizes constant weights only
-    kind = node.get_type_name()
-    if kind == "MatMul":
-        transposed = node.get_attributes().get("transpose_b", False)
-        channel_axis = data.ndim - 2 if transposed else data.ndim - 1
-    else:  # Convolution [O, I, ...]; GroupConvolution [G, O/G, I/G, ...]
-        channel_axis = 1 if kind == "GroupConvolution" else 0
-    keep = (0, 1) if kind == "GroupConvolution" else (channel_axis,)
-    reduce_axes = tuple(i for i in range(data.ndim) if i not in keep)
-    bound = np.abs(data).max(axis=reduce_axes, keepdims=True).astype(np.float32)
-    bound = np.maximum(bound, 1e-8)
-    lo, hi = ops.constant(-bound), ops.constant(bound)
-    return ops.fake_quantize(weights, lo, hi, lo, hi, 255).output(0)
+def apply_decisions(model: ov.Model, decisions: list[dict]) -> int:
+    """Inserts the recorded FakeQuantize layers in place; returns how many were inserted. A
+    decision that this model cannot place raises ValueError (other source models). OpenVINO
+    numbers the nodes it names itself ("ShapeOf_25842") anew on every read, so a layer is
+    found by its producer's name, else by a consumer's."""
+    by_name = {node.get_friendly_name(): node for node in model.get_ordered_ops()}
+    for decision in decisions:
+        source = _source(by_name, decision)
+        if decision["all"]:
+            targets = list(source.get_target_inputs())
+        else:
+            targets = [
+                by_name[name].input(int(port))
+                for name, port in decision["consumers"]
+                if _stable(name) and name in by_name
+            ]
+            if len(targets) != len(decision["consumers"]):
+                missing = decision["consumers"]
+                raise ValueError(f"the INT8 decisions name layers the model lacks: {missing}")
+        ranges = [ops.constant(_from_array(values)) for values in decision["ranges"]]
+        low_in, high_in, low_out, high_out = ranges if len(ranges) == 4 else ranges * 2
+        quantized = ops.fake_quantize(
+            source, low_in, high_in, low_out, high_out, int(decision["levels"])
+        ).output(0)
+        for target in targets:
+            target.replace_source_output(quantized)
+    model.validate_nodes_and_infer_types()
+    return len(decisions)
 
 
-def _weights(output: ov.Output) -> np.ndarray | None:
-    """The constant values feeding a weight input, seen through Convert (FP16 models) and
-    Reshape (grouped convolutions), in the shape the layer sees; None for an activation."""
-    node = output.get_node()
-    while node.get_type_name() in ("Convert", "Reshape"):
-        node = node.input_value(0).get_node()
-    shape = output.get_partial_shape()
-    if node.get_type_name() != "Constant" or not shape.is_static:
-        return None
-    return node.get_data().astype(np.float32).reshape(shape.to_shape())
+def _source(by_name: dict[str, ov.Node], decision: dict) -> ov.Output:
+    """The output a decision quantizes: its producer's, else the one a consumer reads; only
+    names the source model gave are trusted (OpenVINO's own numbering can repeat)."""
+    name, port = decision["producer"]
+    if _stable(name) and name in by_name:
+        return by_name[name].output(int(port))
+    for consumer, index in decision["consumers"]:
+        if _stable(consumer) and consumer in by_name:
+            return by_name[consumer].input_value(int(index))
+    raise ValueError(f"the INT8 decisions name a layer the model lacks: {name}")
+
+
+def _stable(name: str) -> bool:
+    """False for names OpenVINO numbers itself when it reads a model ("ShapeOf_25842")."""
+    return _NUMBERED.fullmatch(name) is None
+
+
+def _array(values: np.ndarray) -> dict:
+    data = np.ascontiguousarray(values, dtype="<f4")
+    return {"shape": list(data.shape), "f32": base64.b64encode(data.tobytes()).decode("ascii")}
+
+
+def _from_array(stored: dict) -> np.ndarray:
+    data = np.frombuffer(base64.b64decode(stored["f32"], validate=True), dtype="<f4")
+    return data.reshape([int(n) for n in stored["shape"]]).astype(np.float32)

@@ -1,14 +1,16 @@
 """Which OCR model files run: INT8 copies of rapidocr's models, else its FP32 ONNX models.
 Nothing is ever downloaded.
 
-INT8 copies are built from the wheel's models and the committed calibration ranges
-(`int8.py`) the first time OCR runs, into the user data folder, in well under a second; a
-bundle may ship them ready-made. INT8 runs ~1.8x faster on CPUs with VNNI and reads as well
-(bench/RESULTS.md).
+INT8 copies are built from the wheel's models and the committed INT8 decisions (NNCF's
+FakeQuantize layers, `int8.py`) the first time OCR runs, into the user data folder, in well
+under a second; a bundle may ship them ready-made. A copy records the sha256 of the decisions
+it was built from, so new decisions (an update of DeskLens) rebuild it. INT8 reads as FP32
+does, on every instruction set (bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -82,7 +84,7 @@ def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
     """The files to load. "auto" prefers valid INT8 models and falls back to FP32."""
     fp32 = {role: _wheel_model(role) for role in SOURCE_MODELS}
     if precision != "fp32":
-        quantized = next(filter(None, map(_valid_int8, int8_dirs())), None)
+        quantized = next(filter(None, map(_current_int8, int8_dirs())), None)
         if quantized is None:
             quantized = build_int8_models(int8_dirs()[-1])
         if quantized is not None:
@@ -114,11 +116,10 @@ def build_int8_models(target: Path, ranges_file: Path | None = None) -> dict[str
         for role in QUANTIZED:
             files[role] = f"{role}_int8.xml"
             int8.build_int8(_wheel_model(role), ranges[role], staging / files[role])
-        write_manifest(
-            staging, files, {"openvino": int8.ov.__version__, "ranges": ranges_file.name}
-        )
+        versions = {"openvino": int8.ov.__version__, "ranges": ranges_file.name}
+        write_manifest(staging, files, versions, decisions_digest(ranges_file))
         if target.exists():
-            finished = _valid_int8(target)
+            finished = _current_int8(target, ranges_file)
             if finished is not None:  # another process (the CLI, a second window) was first
                 shutil.rmtree(staging, ignore_errors=True)  # and may be loading its files
                 return finished
@@ -127,7 +128,14 @@ def build_int8_models(target: Path, ranges_file: Path | None = None) -> dict[str
     except (OSError, RuntimeError, ValueError, KeyError, TypeError):
         shutil.rmtree(staging, ignore_errors=True)
         return None
-    return _valid_int8(target)
+    return _current_int8(target, ranges_file)
+
+
+def decisions_digest(ranges_file: Path | None = None) -> str:
+    """sha256 of the INT8 decisions file (the committed one by default)."""
+    if ranges_file is None:
+        ranges_file = Path(__file__).with_name("int8_ranges.json")
+    return hashlib.sha256(ranges_file.read_bytes()).hexdigest()
 
 
 def source_signature() -> dict[str, int]:
@@ -135,15 +143,26 @@ def source_signature() -> dict[str, int]:
     return {role: _wheel_model(role).stat().st_size for role in QUANTIZED}
 
 
-def write_manifest(folder: Path, files: dict[str, str], versions: dict[str, str]) -> Path:
-    content = {"source_sizes": source_signature(), "files": files, "versions": versions}
+def write_manifest(
+    folder: Path, files: dict[str, str], versions: dict[str, str], decisions: str
+) -> Path:
+    content = {
+        "source_sizes": source_signature(),
+        "decisions_sha256": decisions,
+        "files": files,
+        "versions": versions,
+    }
     return atomic.write_text(folder / MANIFEST_NAME, json.dumps(content, indent=2) + "\n")
 
 
-def _valid_int8(folder: Path) -> dict[str, Path] | None:
+def _current_int8(folder: Path, ranges_file: Path | None = None) -> dict[str, Path] | None:
+    """The INT8 files in `folder` if they were built from these source models and these
+    decisions (a copy from older decisions is stale), else None."""
     try:
         manifest = read_json_object(folder / MANIFEST_NAME)
         if manifest["source_sizes"] != source_signature():
+            return None
+        if manifest.get("decisions_sha256") != decisions_digest(ranges_file):
             return None
         found = {role: folder / _plain_name(manifest["files"][role]) for role in QUANTIZED}
     except (OSError, ValueError, KeyError, TypeError):

@@ -1,0 +1,70 @@
+"""The instruction-set levels one machine can check OpenVINO's INT8 paths at.
+
+oneDNN (inside OpenVINO's CPU plugin) honours `ONEDNN_MAX_CPU_ISA`: set before OpenVINO loads,
+it caps the kernels at that level, so a VNNI machine can also run the u8·s8 path of a CPU
+without VNNI. The levels below are the ones whose INT8 kernels differ (VNNI's one-instruction
+dot product against the older two-step one with a 16-bit intermediate); a level is offered only
+when this CPU has its instructions. A level can still crash OpenVINO on some CPUs (AVX2 on an
+AVX-512 AMD EPYC did, with SIGSEGV; below AVX2 the plugin fails on the OCR's Interpolate
+nodes, so no lower level is offered): callers run each level in a child process and treat a
+crash as "not checkable here", never as a pass.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV = "ONEDNN_MAX_CPU_ISA"
+NATIVE = "native"  # no cap: what the CPU has
+
+# (oneDNN's name, the /proc/cpuinfo flags it needs), highest first.
+_LEVELS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "AVX512_CORE_BF16",
+        frozenset({"avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16"}),
+    ),
+    ("AVX512_CORE_VNNI", frozenset({"avx512f", "avx512bw", "avx512vl", "avx512_vnni"})),
+    ("AVX512_CORE", frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})),
+    ("AVX2_VNNI", frozenset({"avx2", "avx_vnni"})),
+    ("AVX2", frozenset({"avx2"})),
+)
+VNNI_LEVELS = frozenset({"AVX512_CORE_BF16", "AVX512_CORE_VNNI", "AVX2_VNNI"})
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+    try:
+        text = cpuinfo.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return frozenset(line.partition(":")[2].split())
+    return frozenset()
+
+
+def available_levels(flags: frozenset[str] | None = None) -> list[str]:
+    """The native level, then every lower level this CPU has, highest first. The native level
+    is the first listed level the CPU has in full; it is not repeated as a cap."""
+    flags = cpu_flags() if flags is None else flags
+    have = [name for name, needs in _LEVELS if needs <= flags]
+    return [NATIVE, *have[1:]]
+
+
+def native_name(flags: frozenset[str] | None = None) -> str:
+    """oneDNN's name for what the CPU has (the first level it has in full)."""
+    flags = cpu_flags() if flags is None else flags
+    return next((name for name, needs in _LEVELS if needs <= flags), "unknown")
+
+
+def environment(level: str, base: dict[str, str] | None = None) -> dict[str, str]:
+    """A child process's environment for `level` (native: the cap removed)."""
+    env = dict(os.environ if base is None else base)
+    env.pop(ENV, None)
+    if level != NATIVE:
+        env[ENV] = level
+    return env
+
+
+def label(level: str, flags: frozenset[str] | None = None) -> str:
+    return f"{native_name(flags)} (native)" if level == NATIVE else level

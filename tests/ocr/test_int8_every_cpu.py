@@ -1,0 +1,106 @@
+"""The INT8 OCR reads as FP32 does on every instruction set this machine can run (issue 36).
+
+OpenVINO picks its INT8 kernels by CPU: with VNNI, u8·s8 products are summed in 32 bits;
+without it (AVX2, AVX-512 before Cascade Lake, AMD before Zen 4) pairs of products are summed
+into 16 bits first, which saturates. 8-bit weights read differently on the two paths; the
+committed decisions keep weights to 7 bits, where no pair can overflow. Each level runs in a
+child process with ONEDNN_MAX_CPU_ISA set (devkit/isa_levels.py); a level that crashes
+OpenVINO on this CPU is skipped with that reason (a crash is never a pass), the native level
+never is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+
+from desktop.core.ocr import int8, model_files
+from devkit import isa_levels
+
+ROOT = Path(__file__).resolve().parents[2]
+LEVELS = isa_levels.available_levels()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """INT8 models built from the committed decisions, as a user's first OCR builds them."""
+    folder = tmp_path_factory.mktemp("int8") / model_files.INT8_FOLDER
+    assert model_files.build_int8_models(folder) is not None
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", LEVELS)
+def test_int8_reads_the_check_pages_exactly_at_every_level(level: str, built: Path) -> None:
+    env = isa_levels.environment(level)
+    env[model_files.INT8_DIR_ENV] = str(built)
+    done = subprocess.run(
+        [sys.executable, "-m", "devkit.ocr_isa_check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0 and level != isa_levels.NATIVE:
+        pytest.skip(f"OpenVINO cannot run at {level} on this CPU (exit {done.returncode})")
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["precisions"] == {"int8": "int8", "fp32": "fp32"}
+    for name, page in result["pages"].items():
+        assert page["fp32"] == page["expected"], name
+        assert page["int8"] == page["expected"], (name, isa_levels.label(level))
+
+
+def test_every_quantized_weight_fits_in_seven_bits(built: Path) -> None:
+    """The arithmetic that makes every CPU agree: |u8 · s8 + u8 · s8| <= 255·64·2 = 32640,
+    below the 16-bit limit of the non-VNNI kernels, for weights within [-64, 64]."""
+    for role in model_files.QUANTIZED:
+        model = ov.Core().read_model(built / f"{role}_int8.xml")
+        weights = [
+            node.get_data()
+            for node in model.get_ordered_ops()
+            if node.get_type_name() == "Constant" and node.get_element_type() == ov.Type.i8
+        ]
+        assert len(weights) >= 20, role  # the convolutions and matrix products are quantized
+        assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64, role
+
+
+@pytest.mark.slow
+def test_the_built_model_is_nncfs_model() -> None:
+    """The decisions replayed with plain OpenVINO give NNCF's own graph: the same
+    FakeQuantize layers on the same edges with the same numbers, so the same outputs."""
+    nncf = pytest.importorskip("nncf")  # the convert extra, which the tests install
+    from devkit.ocr_calibrate import quantize
+
+    source = model_files.find_model_files("fp32").rec
+    rng = np.random.default_rng(0)
+    data = [rng.uniform(-1, 1, (1, 3, 48, 320)).astype(np.float32) for _ in range(4)]
+    assert nncf.__version__
+    reference = quantize(source, data, transformer=True)
+    decided = int8.decisions_of(reference)
+    rebuilt = ov.Core().read_model(source)
+    assert int8.apply_decisions(rebuilt, decided) == len(decided) > 20
+    core = ov.Core()
+    config = {"INFERENCE_PRECISION_HINT": "f32"}
+    ours = core.compile_model(rebuilt, "CPU", config)(data[0])[0]
+    theirs = core.compile_model(reference, "CPU", config)(data[0])[0]
+    assert np.array_equal(ours, theirs)
+
+
+def test_int8_models_from_other_decisions_are_built_again(tmp_path: Path) -> None:
+    folder = tmp_path / model_files.INT8_FOLDER
+    other = tmp_path / "other.json"
+    other.write_bytes(int8.RANGES_FILE.read_bytes() + b"\n")
+    assert model_files.build_int8_models(folder, other) is not None
+    assert model_files._current_int8(folder, other) is not None
+    assert model_files._current_int8(folder) is None  # stale for the committed decisions
+    assert model_files.build_int8_models(folder) is not None  # replaced, not kept
+    assert model_files._current_int8(folder) is not None
