@@ -6,7 +6,10 @@ and sizes, two columns, tables, an invoice, code, low contrast, JPEG artefacts, 
 slightly rotated photo, CJK, an application window) and the everyday screens of issue 20
 (bench/ocr_styles_screens.py and ocr_styles_tables.py: chat threads light and dark, slides,
 settings forms, accented European text, bar and line charts, an invoice with a key-value
-block, a report table without rules). Each image is read by both engines in one run; the
+block, a report table without rules) and the pages of issue 36 (bench/ocr_styles_pages.py:
+documentation in two columns with headings, an e-mail pager, a man page, a terminal UI). Each
+style also gets a row ", held-out" of pages from seed HELD_OUT_SEED (bench/ocr_baseline.py),
+which nobody tunes the layout on. Each image is read by both engines in one run; the
 report gives the character error rate (CER), seconds per image, DeskLens's table-structure F1
 and the decorations it read as text (bench/ocr_scoring.py, bench/ocr_report.py).
 
@@ -35,7 +38,6 @@ import platform
 import random
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import openvino
@@ -46,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 from results import RESULTS, write_section  # noqa: E402  (bench/ is on sys.path)
 from smoke import add_smoke_options, check_smoke  # noqa: E402
 
+from bench.ocr_baseline import HELD_OUT_SEED, STYLES, Maker  # noqa: E402
 from bench.ocr_engines import (  # noqa: E402
     TESSERACT,
     ensure_tools,
@@ -84,9 +87,8 @@ __all__ = [
     "make_ui",
 ]
 
-Maker = Callable[[random.Random, str], Sample]
-STYLES: list[Maker] = [*DOCUMENT_STYLES, *SCREEN_STYLES, *CHART_AND_TABLE_STYLES]
 NEW_STYLES: list[Maker] = [*SCREEN_STYLES, *CHART_AND_TABLE_STYLES]  # issue 20's
+HELD_OUT = ", held-out"  # the style's row of pages from seeds nobody tunes on
 
 
 def measure(
@@ -132,6 +134,12 @@ def main() -> None:
         help="DeskLens models: auto (INT8 when quantized, else FP32), or both side by side",
     )
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--held-out",
+        type=int,
+        default=1,
+        help=f"images per style from seed {HELD_OUT_SEED} (never tuned on), in rows of their own",
+    )
     parser.add_argument("--only", help="comma-separated style names (make_<name>) to run")
     parser.add_argument("--keep", type=Path, help="also save the rendered images in this folder")
     parser.add_argument("--write", action="store_true", help=f"write the table into {RESULTS}")
@@ -140,6 +148,7 @@ def main() -> None:
     check_smoke(args)
     if args.smoke:
         args.per_class, args.repeat, args.only = 1, 1, args.only or "plain,invoice,chat_light"
+        args.held_out = 0
 
     tesseract = ensure_tools()
     makers = [m for m in STYLES if not args.only or m.__name__[5:] in args.only.split(",")]
@@ -149,8 +158,15 @@ def main() -> None:
         for maker in makers
         for index in range(args.per_class)
     ]
+    held_rng = random.Random(HELD_OUT_SEED)
+    for maker in makers:
+        for index in range(args.held_out):
+            held = maker(held_rng, f"{maker.__name__[5:]}-held-{index}")
+            held.style += HELD_OUT
+            made.append((maker, held))
     samples = [sample for _, sample in made]
     new_styles = {sample.style for maker, sample in made if maker in NEW_STYLES}
+    earlier = {s.style for m, s in made if m in DOCUMENT_STYLES and not s.style.endswith(HELD_OUT)}
     engines = make_engines(args.precision, args.threads)
     # A session that has read a few screenshots: models compiled, common input shapes seen.
     # The warm-up images come from another seed, so no measured image is read beforehand.
@@ -171,7 +187,7 @@ def main() -> None:
         f"{tesseract}: `--psm 3`, OMP_THREAD_LIMIT=1, time includes starting the process."
     )
     command = "python bench/ocr_bench.py " + " ".join(sys.argv[1:])
-    section = report(scores, list(engines), command.strip(), setup, new_styles)
+    section = report(scores, list(engines), command.strip(), setup, new_styles, earlier)
     print(section)
     if args.write:
         write_section(HEADING, section)

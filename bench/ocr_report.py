@@ -85,11 +85,13 @@ def _document_verdicts(scores: list[Score], label: str) -> list[str]:
     ]
 
 
-def _screen_verdicts(scores: list[Score], label: str, new_styles: set[str]) -> list[str]:
-    """Issue 20: new styles at the documents' CER, table F1, decorations, old styles kept."""
+def _screen_verdicts(
+    scores: list[Score], label: str, new_styles: set[str], earlier: set[str]
+) -> list[str]:
+    """Issue 20: new styles at the documents' CER, table F1, decorations, earlier styles kept."""
     styles = _by_style(scores)
     new = {style: group for style, group in styles.items() if style in new_styles}
-    old = [score for style, group in styles.items() if style not in new_styles for score in group]
+    old = [score for style, group in styles.items() if style in earlier for score in group]
     if not new:
         return []
     cers = {style: _cer(group, label) for style, group in new.items()}
@@ -123,9 +125,15 @@ def _screen_verdicts(scores: list[Score], label: str, new_styles: set[str]) -> l
 
 
 def report(
-    scores: list[Score], labels: list[str], command: str, setup: str, new_styles: set[str]
+    scores: list[Score],
+    labels: list[str],
+    command: str,
+    setup: str,
+    new_styles: set[str],
+    earlier: set[str],
 ) -> str:
-    """Markdown: a row per style (CER, seconds, table F1, decorations), the totals, verdicts."""
+    """Markdown: a row per style (CER, seconds, table F1, decorations), the totals, verdicts.
+    new_styles: issue 20's; earlier: the styles before them (issue 3's, tuning seed)."""
     columns = [*labels, TESSERACT]
     rows = [
         "| Style | Images | "
@@ -138,7 +146,9 @@ def report(
     rows += [_row(style, group, columns, bold=False) for style, group in _by_style(scores).items()]
     rows.append(_row("all", scores, columns, bold=True))
     verdicts = [line for label in labels for line in _document_verdicts(scores, label)]
-    verdicts += [line for label in labels for line in _screen_verdicts(scores, label, new_styles)]
+    verdicts += [
+        line for label in labels for line in _screen_verdicts(scores, label, new_styles, earlier)
+    ]
     return "\n".join(
         [
             HEADING,

@@ -44,8 +44,10 @@ def shown(cell: Cell) -> str:
         ("12.50", 12.5),
         ("0.5", 0.5),
         ("0012", "0012"),  # a code: the zeros are part of it
-        ("1,234.50", "1,234.50"),  # a thousands comma or a decimal one: the locale decides
-        ("1.234,50", "1.234,50"),
+        ("1,234.50", 1234.5),  # only one reading fits: a thousands comma, a decimal point
+        ("1.234,50", 1234.5),
+        ("1,234", "1,234"),  # a thousand, or one point two three four: nothing says which
+        ("1,2,3", "1,2,3"),
         ("+5", "+5"),
         ("12 %", "12 %"),
         ("$3", "$3"),
@@ -70,6 +72,30 @@ def test_cells_keep_their_text_formulas_stay_text_and_empty_cells_stay_empty() -
     assert sheet["C2"].value is None
     assert sheet["B3"].value == 1 and sheet["C3"].value == 12.5
     assert sheet["C3"].number_format == "0.00"  # shown as 12.50, as read
+
+
+def test_amounts_with_thousands_separators_sum_decided_per_column() -> None:
+    """A bank statement's balance column ("5,208.16") sums in the spreadsheet, beside a debit
+    column of plain amounts; a European column ("5.208,16") does too; a column whose cells
+    disagree ("1,234.50" and "1.234,50") and one where nothing decides ("1,234") stay text."""
+    rows = (
+        ("Date", "Description", "Debit", "Balance", "Saldo", "Mixed", "Count"),
+        ("01/03", "Opening", "", "5,208.16", "5.208,16", "1,234.50", "1,234"),
+        ("02/03", "Water bill", "523.20", "4,684.96", "4.684,96", "1.234,50", "2,500"),
+        ("03/03", "Salary", "", "12,884.96", "523,20", "7", "12"),
+    )
+    table = OcrTable(rows, (0, 0, 100, 100), ruled=False)
+    page = OcrResult([], 100, 100, 0.0, tables=[table])
+    sheet = load_workbook(io.BytesIO(workbook_bytes([OcrDocument("a.png", [page])])))["Table 1"]
+    balance = [sheet.cell(row=r, column=4).value for r in range(2, 5)]
+    assert balance == [5208.16, 4684.96, 12884.96]
+    assert sum(balance) == pytest.approx(22778.08)
+    assert sheet["D2"].number_format == "#,##0.00"  # shown with its separators
+    assert sheet["C3"].value == 523.2
+    assert [sheet.cell(row=r, column=5).value for r in range(2, 5)] == [5208.16, 4684.96, 523.2]
+    assert [sheet.cell(row=r, column=6).value for r in range(2, 5)] == ["1,234.50", "1.234,50", 7]
+    assert [sheet.cell(row=r, column=7).value for r in range(2, 5)] == ["1,234", "2,500", 12]
+    assert sheet["D1"].value == "Balance" and sheet["B3"].value == "Water bill"
 
 
 HOSTILE = (

@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from desktop.core.images import LoadedImage, load_image
-from desktop.core.ocr.codes import find_codes
+from desktop.core.ocr.codes import OcrCode, find_codes
 from desktop.core.ocr.empty_cells import read_empty_cells
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.model_files import (
@@ -111,7 +111,7 @@ class OcrEngine:
         and barcodes be found."""
         grids = find_table_grids(gray) if gray is not None and fragments else []
         codes = find_codes(gray) if gray is not None else []
-        layout = arrange(fragments, grids)
+        layout = arrange(_outside_codes(fragments, codes), grids)
         return OcrResult(
             lines=layout.lines,
             width=size[0],
@@ -132,3 +132,15 @@ class OcrEngine:
                 cache_dir=compiled_cache_dir(),
             )
         return self._models
+
+
+def _outside_codes(fragments: list[TextFragment], codes: list[OcrCode]) -> list[TextFragment]:
+    """The fragments whose middle lies outside every decoded code: what the recognizer reads
+    off a code's modules ("1", "國") is not text."""
+
+    def inside(fragment: TextFragment, box: tuple[int, int, int, int]) -> bool:
+        x = (fragment.box[0] + fragment.box[2]) / 2
+        y = (fragment.box[1] + fragment.box[3]) / 2
+        return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+    return [f for f in fragments if not any(inside(f, code.box) for code in codes)]

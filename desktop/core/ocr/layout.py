@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from desktop.core.ocr.decorations import without_decorations
@@ -65,10 +65,24 @@ def arrange(fragments: Sequence[TextFragment], grids: Iterable[TableGrid] = ()) 
 
 def _with_block(regions: list[Region], block: list[Region]) -> list[Region]:
     """A framed block's regions, read before the first region below its top that shares its
-    columns (a note box above the text), else after all (a box beside a table)."""
+    columns (a note box above the text), else after all (a box beside a table). A region with
+    rows above the block and rows below it that share its columns (a terminal UI's menu line
+    and key bar around its panes) is read in two parts, the block between them."""
     top = min(item.top for region in block for item in region.items)
+    bottom = max(item.bottom for region in block for item in region.items)
     left = min(item.left for region in block for item in region.items)
     right = max(item.right for region in block for item in region.items)
+    for index, region in enumerate(regions):
+        upper = [item for item in region.items if item.bottom <= top]
+        lower = [item for item in region.items if item.top >= bottom]
+        if (
+            upper
+            and lower
+            and len(upper) + len(lower) == len(region.items)
+            and any(item.left < right and item.right > left for item in lower)
+        ):
+            parts = [replace(region, items=upper), replace(region, items=lower)]
+            return [*regions[:index], parts[0], *block, parts[1], *regions[index + 1 :]]
     for index, region in enumerate(regions):
         below = min(item.top for item in region.items) >= top
         shared = any(item.left < right and item.right > left for item in region.items)

@@ -145,6 +145,48 @@ def _address_lines(rows: list[Row], end: int) -> bool:
     return end >= 1 and len(rows[end].items) == 1 and len(rows[end - 1].items) == 1
 
 
+# A message's header fields (RFC 5322 and the names mail clients show): a block of them,
+# "From:  Alex" a row, is a header to read line by line, not a two-column table.
+MAIL_HEADER = re.compile(
+    r"(?:from|to|cc|bcc|date|sent|subject|reply-to|sender|organi[sz]ation|x-mailer|"
+    r"message-id|in-reply-to|newsgroups|attachments?):",
+    re.IGNORECASE,
+)
+
+
+def _key_value_block_end(rows: list[Row], start: int, end: int, text_height: float) -> int:
+    """Where a key-value block at the top of the run ends ("Invoice No.  INV-1042" / "Date" /
+    "Due": two cells a row, the values left-aligned), when the rows below it are items whose
+    first cells reach over the block's values ("Consulting services for March"): they do not
+    share its columns, and joined they gave the block empty cells and its first row as the
+    items' header. Else end."""
+    block = start
+    value_left = rows[start].items[-1].left
+    while (
+        block < end
+        and len(rows[block].items) == 2
+        and abs(rows[block].items[1].left - value_left) <= ALIGN_TOLERANCE * text_height
+    ):
+        block += 1
+    if block - start < 2 or end - block < 2:
+        return end
+    label_right = max(row.items[0].right for row in rows[start:block])
+    value_left = min(row.items[1].left for row in rows[start:block])
+    reach_over = any(
+        item.left < label_right and item.right > value_left
+        for row in rows[block:end]
+        for item in row.items
+    )
+    return block if reach_over else end
+
+
+def _mail_headers(run: list[Row]) -> bool:
+    """Two or more rows, and most of the run's, are a header field's name then its value (a
+    pager's header block, maybe with its key bar above it)."""
+    fields = sum(1 for row in run if MAIL_HEADER.fullmatch(row.items[0].text))
+    return fields >= 2 and 2 * fields > len(run)
+
+
 def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
     """End (exclusive) of the table starting at rows[start], or start when there is none.
 
@@ -165,11 +207,16 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
         end += 1
     while end > start and len(rows[end - 1].items) < 2:
         end -= 1  # a trailing one-cell row is the paragraph after the table
+    end = _key_value_block_end(rows, start, end, text_height)
     run = rows[start:end]
     multi_cell = sum(1 for row in run if len(row.items) >= 2)
     columns = len(column_gaps(run, text_height)) + 1
     short_cells = statistics.mean(len(item.text) for item in items_of(run)) <= 40
-    if short_cells and (multi_cell >= 3 or (multi_cell >= 2 and columns >= 3)):
+    if (
+        short_cells
+        and not _mail_headers(run)
+        and (multi_cell >= 3 or (multi_cell >= 2 and columns >= 3))
+    ):
         return end
     return start
 

@@ -1,10 +1,13 @@
 """Tables to spreadsheets: one .xlsx sheet per detected table, CSV, and TSV for the clipboard.
 
 A cell becomes a number only when its text parses exactly and reads back the same: "42",
-"-3", "12.50" (shown with its two decimals). Everything else stays text as it was read:
-"0012" (a code, not twelve), "1,234.50" (a thousands comma or a decimal comma depends on the
-locale), "+5", "12 %", "$3" (cells.py). A cell that starts with "=" stays text, never a
-formula; in CSV and TSV it gets a leading apostrophe (cells.delimited). Empty cells stay empty.
+"-3", "12.50" (shown with its two decimals), and amounts with thousands separators decided per
+column: "5,208.16" beside "523.20", "5.208,16" beside "523,20" (shown with separators in the
+reader's locale); a column whose cells disagree keeps them as text, and so does "1,234" when
+nothing in its column says which separator is the decimal one. Everything else stays text as
+it was read: "0012" (a code, not twelve), "+5", "12 %", "$3" (cells.py). A cell that starts
+with "=" stays text, never a formula; in CSV and TSV it gets a leading apostrophe
+(cells.delimited). Empty cells stay empty.
 A document without a table gives one sheet, "Text", with its lines.
 """
 
@@ -20,7 +23,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from desktop.core.ocr.cells import delimited, number_of
+from desktop.core.ocr.cells import column_numbers, delimited
 from desktop.core.ocr.models import OcrDocument, OcrTable
 
 _SHEET_NAME_LIMIT = 31  # Excel's limit
@@ -38,12 +41,27 @@ class SheetTable:
     rows: tuple[tuple[str, ...], ...]
 
 
-def cell_value(text: str) -> tuple[str | int | float | None, str | None]:
-    """(value, number format) of one cell: None for an empty cell, a number only when the
-    text is exactly one, else the text itself."""
-    if not text:
-        return None, None
-    return number_of(text) or (text, None)
+Value = tuple[str | int | float | None, str | None]  # (value, number format)
+
+
+def cell_value(text: str) -> Value:
+    """(value, number format) of a cell alone in its column (cell_values)."""
+    return cell_values([[text]])[0][0]
+
+
+def cell_values(rows: Sequence[Sequence[str]]) -> list[list[Value]]:
+    """(value, number format) of every cell: None for an empty cell, a number when the text
+    is one in its column's convention (cells.column_numbers), else the text itself."""
+    width = max((len(row) for row in rows), default=0)
+    columns = [[row[c] if c < len(row) else "" for row in rows] for c in range(width)]
+    numbers = [column_numbers(column) for column in columns]
+    return [
+        [
+            (None, None) if not text else (numbers[c][r] or (text, None))
+            for c, text in enumerate(row)
+        ]
+        for r, row in enumerate(rows)
+    ]
 
 
 def document_tables(documents: Sequence[OcrDocument]) -> list[SheetTable]:
@@ -98,9 +116,10 @@ def tsv_text(rows: Sequence[Sequence[str]]) -> str:
 
 def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
     widths: dict[int, int] = {}
+    values = cell_values([[ILLEGAL_CHARACTERS_RE.sub("", text) for text in row] for row in rows])
     for row_number, row in enumerate(rows, start=1):
         for column, text in enumerate(row, start=1):
-            value, number_format = cell_value(ILLEGAL_CHARACTERS_RE.sub("", text))
+            value, number_format = values[row_number - 1][column - 1]
             widths[column] = max(widths.get(column, 0), len(text))
             if value is None:
                 continue
