@@ -45,6 +45,10 @@ from desktop.core.ocr.rendered_pages import Page, available_fonts, named_font  #
 from desktop.core.ocr.text_boxes import crop_line  # noqa: E402
 
 CALIBRATION_SEED = 1000
+# The detector's head (the last convolution and the two transposed convolutions that draw the
+# full-size text map) stays FP32: quantized, its map shrank boxes by a pixel or two, and the
+# angle classifier then took a tight crop of an upside-down line for an upright one.
+DET_FP32_LAYERS = ["Conv.82", "ConvTranspose.0", "ConvTranspose.2"]
 MAX_REC_SAMPLES = 600
 
 FONT_NAMES = (  # Linux, Windows and macOS names; PIL searches the system font folders
@@ -129,7 +133,9 @@ def samples(pages: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]
     return det, rec
 
 
-def quantize(path: Path, data: list[np.ndarray], transformer: bool) -> ov.Model:
+def quantize(
+    path: Path, data: list[np.ndarray], transformer: bool, fp32_layers: list[str] | None = None
+) -> ov.Model:
     import nncf
     from nncf.quantization.advanced_parameters import (
         AdvancedQuantizationParameters,
@@ -150,6 +156,7 @@ def quantize(path: Path, data: list[np.ndarray], transformer: bool) -> ov.Model:
         model,
         nncf.Dataset(data),
         model_type=nncf.ModelType.TRANSFORMER if transformer else None,
+        ignored_scope=nncf.IgnoredScope(names=fp32_layers or []),
         subset_size=len(data),
         advanced_parameters=advanced,
     )
@@ -161,17 +168,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pseudo-pages", type=int, default=12, help="pseudo-text pages too")
     parser.add_argument("--ranges", type=Path, default=int8.RANGES_FILE, help="output JSON")
     parser.add_argument("--models", type=Path, help="also save NNCF's own IR here")
+    parser.add_argument(
+        "--only", choices=["det", "rec"], help="decide one model again, keep the other's"
+    )
     args = parser.parse_args(argv)
     pages = style_pages(args.per_style) + list(calibration_pages(args.pseudo_pages, seed=0))
     det, rec = samples(pages)
     fp32 = find_model_files("fp32")
-    decided = {
-        "source_sizes": source_signature(),
-        "made_with": {n: metadata.version(n) for n in ("openvino", "rapidocr", "nncf")},
-        "samples": {"det": len(det), "rec": len(rec)},
-    }
-    for role, data, transformer in (("det", det, False), ("rec", rec, True)):
-        quantized = quantize(getattr(fp32, role), data, transformer)
+    decided = int8.load_ranges(args.ranges) if args.only else {}
+    decided.update(
+        source_sizes=source_signature(),
+        made_with={n: metadata.version(n) for n in ("openvino", "rapidocr", "nncf")},
+    )
+    decided.setdefault("samples", {})
+    roles = (("det", det, False, DET_FP32_LAYERS), ("rec", rec, True, None))
+    for role, data, transformer, fp32_layers in roles:
+        if args.only and role != args.only:
+            continue
+        quantized = quantize(getattr(fp32, role), data, transformer, fp32_layers)
+        decided["samples"][role] = len(data)
         decided[role] = int8.decisions_of(quantized)
         if args.models:
             args.models.mkdir(parents=True, exist_ok=True)
