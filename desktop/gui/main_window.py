@@ -166,6 +166,7 @@ class MainWindow(QMainWindow):
         self.ocr.open_requested.connect(self.attaching.open_files)
         self.composer.view_requested.connect(self.view_image)
         self.actions_hub.view_image.connect(self.view_image)
+        self.actions_hub.told.connect(lambda text: self.status.showMessage(text, 4000))
         self.sidebar.conversation_selected.connect(self.open_conversation)
         self.sidebar.deleted.connect(self._on_deleted)
         self.sidebar.purged.connect(self.engine.forget)

@@ -62,6 +62,7 @@ class ChatActions(QObject):
     retry = Signal(object)  # ErrorMessage
     regenerate = Signal(object)  # AssistantMessage: answer its question again
     edit = Signal(object)  # UserMessage: put the question back in the composer
+    told = Signal(str)  # what a click did, for the status bar ("Copied the table…")
 
 
 def format_stats(stats: AnswerStats) -> str:
@@ -349,9 +350,13 @@ class OcrMessage(MessageWidget):
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         menu.addAction("Save table as…", lambda: actions.save_table.emit(self))
-        menu.addAction("Copy table as TSV", lambda: copy_to_clipboard(table_tsv(self.result)))
+        menu.addAction("Copy table as TSV", lambda: self._copy_table(actions))
         button.setMenu(menu)
         return button
+
+    def _copy_table(self, actions: ChatActions) -> None:
+        copy_to_clipboard(table_tsv(self.result))
+        actions.told.emit("Copied the table as tab-separated cells.")
 
     def text(self) -> str:
         return self.result.text

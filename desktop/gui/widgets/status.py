@@ -55,9 +55,11 @@ class StatusBar(QStatusBar):
         self.addWidget(self.state_label)
         self.addWidget(self.model_label, 1)
         self.addWidget(self.device_label)
+        # The speed line is a normal widget: a message ("Saved …") covers it for its few
+        # seconds. Stretched among the permanent ones it left the message no room at all.
+        self.addWidget(self.stats_label, 2)
         for widget in (self.progress_label, self.progress, self.cancel_button):
             self.addPermanentWidget(widget)
-        self.addPermanentWidget(self.stats_label, 2)
         self.addPermanentWidget(self.api_label)
         self.end_batch()
         self.state = ""
