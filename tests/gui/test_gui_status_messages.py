@@ -3,7 +3,7 @@ the status bar as drawn (with room to show it whole), or from the control that w
 
 from __future__ import annotations
 
-from gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, shown_message, text_image
+from gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, shown_message
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QToolButton
@@ -15,9 +15,7 @@ def ocr_messages(window) -> list[OcrMessage]:
     return [m for m in window.chat.messages() if isinstance(m, OcrMessage)]
 
 
-def test_extract_save_and_copy_each_say_so_in_the_status_bar(
-    qtbot, launch, tmp_path, monkeypatch
-):
+def test_extract_save_and_copy_each_say_so_in_the_status_bar(qtbot, launch, tmp_path, monkeypatch):
     from ocr_pages import TABLE, ruled_table
 
     window = launch()
