@@ -215,7 +215,7 @@ def test_a_second_launch_hands_over_its_files_and_prints_one_line(
     from desktop.cli import gui_cmd
     from desktop.core.ocr.service import ping
 
-    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "user"))  # its own socket
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "data"))  # the window's folder
     window = launch()
     qtbot.waitUntil(lambda: ping() == os.getpid(), timeout=SIGNAL_TIMEOUT_MS)
     shot = save_png(text_image("Order 7731"), tmp_path / "order.png")
