@@ -291,6 +291,7 @@ class Composer(QFrame):
         set_role(self.send_button, "stop" if generating else "primary")
         self.refresh_icons()
         self._update_buttons()
+        self._show_count()
 
     def refresh_icons(self) -> None:
         theme = current_theme()
@@ -350,10 +351,12 @@ class Composer(QFrame):
     def _show_count(self) -> None:
         count = len(self._attachments)
         parts = [f"{count} image{'s' if count != 1 else ''}"] if count else []
-        parts += [self._hint] if self._hint else []
+        # While an answer runs, reading ahead is not what happens ("Ready" beside Stop lied).
+        hint = "" if self._generating else self._hint
+        parts += [hint] if hint else []
         self.count_label.setText(" · ".join(parts))
         self.count_label.set_tip(
-            "Read ahead while you type: the answer starts as soon as you send" if self._hint else ""
+            "Read ahead while you type: the answer starts as soon as you send" if hint else ""
         )
 
     def _update_buttons(self) -> None:

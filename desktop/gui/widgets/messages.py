@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.question_context import context_label
+from desktop.core.reading_summary import answer_summary
 from desktop.gui.flows.save_as import table_tsv
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import (
@@ -63,20 +64,6 @@ class ChatActions(QObject):
     regenerate = Signal(object)  # AssistantMessage: answer its question again
     edit = Signal(object)  # UserMessage: put the question back in the composer
     told = Signal(str)  # what a click did, for the status bar ("Copied the table…")
-
-
-def format_stats(stats: AnswerStats) -> str:
-    """The answer's figures; "from server HOST" first when a model server wrote it."""
-    parts = [f"from server {stats.server}"] if stats.server else []
-    if stats.ttft_s:
-        parts.append(f"{stats.ttft_s:.2f} s to first token")
-    if stats.tokens_per_s:
-        parts.append(f"{stats.tokens_per_s:.1f} tokens/s")
-    if stats.generated_tokens:
-        parts.append(f"{stats.generated_tokens} tokens")
-    if stats.drafted_tokens:  # this answer's own figure (each answer drafts afresh)
-        parts.append(f"{stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted")
-    return " · ".join(parts)
 
 
 class MessageWidget(QWidget):
@@ -270,7 +257,7 @@ class AssistantMessage(MessageWidget):
         if answer.text and answer.text != self._text:
             self._text = answer.text  # tokens still in flight are superseded by the final text
         self.set_stopped(answer.finish_reason == "stopped")
-        meta = format_stats(answer.stats)
+        meta = answer_summary(answer.stats)
         if answer.finish_reason == "length":
             meta = "Reached the answer length limit · " + meta
         self.meta.setText(meta)
@@ -282,7 +269,7 @@ class AssistantMessage(MessageWidget):
         self._render()
 
     def set_stats(self, stats: AnswerStats | None) -> None:
-        self.meta.setText(format_stats(stats) if stats else "")
+        self.meta.setText(answer_summary(stats) if stats else "")
 
     def _render(self) -> None:
         if self.streaming or self._text.strip():
