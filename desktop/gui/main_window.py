@@ -221,7 +221,8 @@ class MainWindow(QMainWindow):
     def open_conversation(self, conversation_id: int | None) -> None:
         self.chat.clear()
         self.session.open(conversation_id)  # the flows follow (the answer is detached)
-        if conversation_id is None:
+        if conversation_id is None:  # New chat: the last one's unsent images stay with it
+            self.composer.clear_images()
             self.composer.focus_editor()
             return
         try:

@@ -37,6 +37,9 @@ PRESET_TIPS = {
 }
 
 
+OWN_PROMPTS_HEADER = "My prompts"  # over your own prompts in the Ask AI menu
+
+
 class AttachmentChip(Thumbnail):
     """An attached image with a remove button."""
 
@@ -248,8 +251,13 @@ class Composer(QFrame):
             action = menu.addAction(preset.label)
             action.setToolTip(PRESET_TIPS.get(key, preset.prompt))
             action.triggered.connect(lambda _=False, k=key: self._on_preset(k))
-        if self._own_presets:
-            menu.addSection("Mine")
+        if self._own_presets:  # a header the user can read: Fusion draws a section's text not
+            menu.addSeparator()
+            header = menu.addAction(OWN_PROMPTS_HEADER)
+            header.setEnabled(False)
+            font = header.font()
+            font.setBold(True)
+            header.setFont(font)
         for preset in self._own_presets:
             action = menu.addAction(preset.label)
             action.setToolTip(preset.prompt[:300])
