@@ -3,7 +3,8 @@
 and a look at the window at 800x600 in the dark theme (issue 39).
 
     Xvfb :9 -screen 0 1400x900x24 &
-    DISPLAY=:9 QT_QPA_PLATFORM=xcb .venv/bin/python scripts/answer_figures_screenshot.py MODEL_DIR [OUT]
+    DISPLAY=:9 QT_QPA_PLATFORM=xcb .venv/bin/python scripts/answer_figures_screenshot.py \
+        MODEL_DIR [OUT]
 
 MODEL_DIR is a converted model (the tests' tiny INT8 one: its answer is gibberish, so it is
 kept to a few tokens; the card's figures line is the real one). OUT (default docs/screenshots)
@@ -19,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support"), str(ROOT / "bench"), str(ROOT / "scripts")]
+sys.path[:0] = [str(ROOT / d) for d in ("", "tests/support", "bench", "scripts")]
 
 
 def main(model_dir: Path, out: Path) -> int:
