@@ -29,14 +29,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # One window: when DeskLens is already open (same data folder), it takes the files and
-    # comes to the front, instead of a second app loading a second model.
-    if args.data_dir is None and args.model is None:
-        from desktop.core.ocr.service import hand_to_open_app
+    # One app per data folder: when DeskLens is already open on it, that window takes the
+    # files (and offers to switch to a --model), instead of a second app loading a second
+    # model and writing the same history.
+    from desktop.core.ocr.service import default_endpoint, hand_to_open_app
+    from desktop.core.paths import user_data_dir
 
-        if hand_to_open_app(args.files):
-            print(handed_over_line(len(args.files)))  # not silence: the user sees what happened
-            return 0
+    folder = (args.data_dir or user_data_dir()).expanduser().absolute()
+    model = str(args.model.expanduser().absolute()) if args.model else ""
+    if hand_to_open_app(args.files, default_endpoint(folder), model):
+        print(handed_over_line(len(args.files), model))  # not silence: say what happened
+        return 0
     # Qt aborts the process when its platform plugin cannot load: check first, say why.
     from desktop.gui.platform_check import forget_dead_wayland, platform_problem
 
@@ -50,9 +53,12 @@ def run(args: argparse.Namespace) -> int:
     return run_gui(data_dir=args.data_dir, model_dir=args.model, files=args.files)
 
 
-def handed_over_line(files: int) -> str:
+def handed_over_line(files: int, model: str = "") -> str:
     """What a second `desklens` prints when the open window took over."""
-    if files == 0:
-        return "DeskLens is already open: its window was brought to the front."
-    what = "1 file" if files == 1 else f"{files} files"
-    return f"DeskLens is already open: {what} attached there, and its window brought forward."
+    line = "DeskLens is already open: its window was brought to the front."
+    if files:
+        what = "1 file" if files == 1 else f"{files} files"
+        line = f"DeskLens is already open: {what} attached there, and its window brought forward."
+    if model:
+        line += f" If it uses another model than {model}, it asks there whether to switch."
+    return line

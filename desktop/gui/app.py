@@ -9,12 +9,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLockFile, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop import APP_NAME, __version__
-from desktop.core import paths
+from desktop.core import exit_codes, paths
+from desktop.core.errors import describe
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.gui.main_window import MainWindow
 from desktop.gui.settings import AppSettings, SettingsStore
@@ -93,6 +94,10 @@ def run(
 ) -> int:
     """Starts the GUI and returns its exit code."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    lock = data_folder_lock(data_dir_for(data_dir))
+    if isinstance(lock, str):
+        print(f"desklens: error: {lock}", file=sys.stderr)
+        return exit_codes.FAILED
     try:
         app, window = create_app(data_dir, model_dir, files=files)
     except HistoryError as exc:
@@ -103,4 +108,26 @@ def run(
     logger.info("%s %s started (data folder %s)", APP_NAME, __version__, window.data_dir)
     code = app.exec()
     del closer, window  # the window's workers are joined in closeEvent, before the app goes
+    lock.unlock()
     return code
+
+
+def data_folder_lock(folder: Path) -> QLockFile | str:
+    """The lock that keeps a second app off this data folder (one history, one model in
+    memory, one Local API port), or the sentence why it cannot be had. The open window
+    normally takes a second launch's files before this (gui_cmd): the lock is for a window
+    still starting, or one whose text extraction (which answers the command line) failed."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"The data folder {folder} cannot be made: {describe(exc)}"
+    lock = QLockFile(str(folder / "app.lock"))
+    lock.setStaleLockTime(0)  # held for the app's whole life: stale only if its process died
+    if lock.tryLock(0):
+        return lock
+    pid, _host, _app = lock.getLockInfo()
+    return (
+        f"DeskLens is already open on the data folder {folder} (process {pid}), but it does "
+        "not answer yet (still starting, or its text extraction failed to start): use that "
+        "window, or close it and start DeskLens again."
+    )

@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.storage = StorageController(self)
         self.session = ConversationSession(store, self.storage, self)
         self.engine = EngineController(store, self)
-        self.ocr = OcrController(store, self)
+        self.ocr = OcrController(store, data_dir, self)
         self.local_api = window_local_api(self.engine, self.ocr, self.storage, data_dir, self)
         self.local_api.apply(settings)  # off by default
         self.actions_hub = ChatActions(self)
@@ -164,8 +164,10 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.attaching = AttachFlow(self.composer, self.notice, self.drop, self)
         self.ocr.open_requested.connect(self.attaching.open_files)
+        self.ocr.model_offered.connect(self.models.offer)
         self.composer.view_requested.connect(self.view_image)
         self.actions_hub.view_image.connect(self.view_image)
+        self.actions_hub.told.connect(lambda text: self.status.showMessage(text, 4000))
         self.sidebar.conversation_selected.connect(self.open_conversation)
         self.sidebar.deleted.connect(self._on_deleted)
         self.sidebar.purged.connect(self.engine.forget)
@@ -219,7 +221,8 @@ class MainWindow(QMainWindow):
     def open_conversation(self, conversation_id: int | None) -> None:
         self.chat.clear()
         self.session.open(conversation_id)  # the flows follow (the answer is detached)
-        if conversation_id is None:
+        if conversation_id is None:  # New chat: the last one's unsent images stay with it
+            self.composer.clear_images()
             self.composer.focus_editor()
             return
         try:

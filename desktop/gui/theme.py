@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
+from desktop.gui.control_style import ControlStyle
+
 
 @dataclass(frozen=True)
 class Theme:
@@ -19,7 +21,8 @@ class Theme:
     window: str  # main background
     sidebar: str
     surface: str  # cards, assistant bubbles, inputs
-    border: str
+    border: str  # cards, bubbles, separators (decoration: no contrast asked)
+    control: str  # the boundary of check boxes, radio buttons and fields: 3:1 (CONTROL_PAIRS)
     text: str
     muted: str  # secondary text
     accent: str  # links, focus borders, progress
@@ -47,6 +50,7 @@ LIGHT = Theme(
     sidebar="#eef0f4",
     surface="#ffffff",
     border="#dfe3e8",
+    control="#767e89",
     text="#1d2127",
     muted="#5a626d",
     accent="#2563eb",
@@ -70,6 +74,7 @@ DARK = Theme(
     sidebar="#17181b",
     surface="#272a30",
     border="#363a41",
+    control="#80878f",
     text="#e7e9ec",
     muted="#aab1ba",
     accent="#7ea6f5",
@@ -116,6 +121,15 @@ TEXT_PAIRS = (
     ("error messages and the stopped badge", "error_text", "error_bg"),
 )
 
+# The boundary of every check box, radio button and field on each background it sits on
+# (dialogs and the window, the chats, cards and the composer): 3:1 (WCAG 1.4.11, non-text
+# contrast), held by tests/gui/test_gui_contrast.py; the app's style draws it (control_style).
+CONTROL_PAIRS = (
+    ("a control on the window or in a dialog", "control", "window"),
+    ("a control in the sidebar", "control", "sidebar"),
+    ("a control in a card or the composer", "control", "surface"),
+)
+
 
 def contrast_ratio(foreground: str, background: str) -> float:
     """WCAG 2's contrast ratio of two #rrggbb colours (1 to 21)."""
@@ -141,7 +155,8 @@ def resolve_theme(choice: str) -> Theme:
 
 def apply_theme(app: QApplication, choice: str, font_size: int = 0) -> Theme:
     theme = resolve_theme(choice)
-    app.setStyle("Fusion")  # the same, predictable metrics on every platform
+    # Fusion: the same, predictable metrics on every platform; controls outlined at 3:1.
+    app.setStyle(ControlStyle(theme.control, theme.accent))
     app.setPalette(_palette(theme))
     font = QFont(app.property("desklens_base_font") or app.font())
     if app.property("desklens_base_font") is None:
@@ -197,9 +212,11 @@ QListWidget#conversationList::item {{ padding: 8px 10px; border-radius: 8px; mar
 QListWidget#conversationList::item:hover {{ background: {t.hover}; }}
 QListWidget#conversationList::item:selected {{ background: {t.selection}; color: {t.text}; }}
 QLineEdit {{
-    background: {t.surface}; border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px;
+    background: {t.surface}; border: 1px solid {t.control}; border-radius: 8px; padding: 6px 8px;
 }}
-QLineEdit:focus {{ border-color: {t.accent}; }}
+QPlainTextEdit {{ background: {t.surface}; border: 1px solid {t.control}; border-radius: 6px; }}
+QLineEdit:focus, QPlainTextEdit:focus {{ border-color: {t.accent}; }}
+QLineEdit:disabled, QPlainTextEdit:disabled {{ border-color: {t.border}; }}
 QPushButton, QToolButton {{
     background: transparent; border: 1px solid {t.border}; border-radius: 8px;
     padding: 5px 12px; color: {t.text};
@@ -224,7 +241,7 @@ QToolButton[role="flat"]:hover, QPushButton[role="flat"]:hover {{
 }}
 QPushButton[role="chip"] {{ border-radius: 14px; padding: 4px 12px; }}
 QFrame#composer {{
-    background: {t.surface}; border: 1px solid {t.border}; border-radius: 14px;
+    background: {t.surface}; border: 1px solid {t.control}; border-radius: 14px;
 }}
 QPlainTextEdit#composerEdit {{ background: transparent; border: none; }}
 QScrollArea#attachStrip, QWidget#attachStrip {{ background: transparent; border: none; }}

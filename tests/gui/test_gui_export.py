@@ -4,7 +4,7 @@ page, and Copy conversation; written on the storage thread, the same documents t
 
 from __future__ import annotations
 
-from gui_support import SIGNAL_TIMEOUT_MS, send, text_image
+from gui_support import SIGNAL_TIMEOUT_MS, send, shown_message, text_image
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
@@ -30,11 +30,15 @@ def test_export_menu_saves_markdown_and_html_and_copies_the_chat(
     assert "What is the number?" in markdown and result.answer.text in markdown
     [picture] = (tmp_path / "out" / "invoice images").iterdir()
     assert f"(<invoice images/{picture.name}>)" in markdown
-    assert "invoice.html" in window.status.currentMessage()
+    assert "invoice.html" in shown_message(window.status)  # with room to be read
 
     window.exporting.copy()
     copied = QGuiApplication.clipboard().text()
     assert copied.startswith("# What is the number?") and result.answer.text in copied
+    assert shown_message(window.status) == "Copied the conversation as Markdown."
+    window.asking.copy_last_answer()
+    assert QGuiApplication.clipboard().text() == result.answer.text
+    assert shown_message(window.status) == "Copied the last answer."
 
     cli_target = tmp_path / "cli.html"
     args = ["history", "--data-dir", str(data), "export", str(result.request.conversation_id)]

@@ -54,8 +54,9 @@ def test_the_open_app_answers_desklens_ocr_and_takes_files_from_the_command_line
 ):
     from desktop.core.ocr.service import OcrRequest, ask_service, hand_to_open_app, ping
 
-    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "user"))  # its own socket
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "data"))  # the window's folder
     window = launch()
+    assert window.data_dir == tmp_path / "data"
     qtbot.waitUntil(lambda: ping() == os.getpid(), timeout=SIGNAL_TIMEOUT_MS)
     shot = save_png(text_image("Invoice 8812 paid"), tmp_path / "invoice.png")
     reply = ask_service(OcrRequest(str(shot), "md"))

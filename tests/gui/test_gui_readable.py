@@ -183,19 +183,19 @@ def test_a_blank_answer_says_the_model_returned_no_text(qtbot):
 
 
 def test_the_drafted_figure_is_each_answers_own(qtbot, launch, tiny_ir, sample_image):
-    from desktop.gui.widgets.messages import format_stats
+    from desktop.core.reading_summary import answer_summary
     from desktop.gui.workers.engine_worker import AskResult
 
     drafted = AnswerStats(ttft_s=0.2, tokens_per_s=9.0, generated_tokens=40)
     drafted.drafted_tokens, drafted.accepted_tokens = 30, 21
-    assert format_stats(drafted).endswith(" · 21/30 drafted tokens accepted")  # in the card
+    assert answer_summary(drafted).endswith(" · 21/30 drafted tokens accepted")  # in the card
 
     window = launch(model_dir=tiny_ir)
     status = window.status.stats_label
     first = send(qtbot, window, "What is in the picture?", [sample_image])
     assert first.answer.ok and status.full_text().startswith("TTFT")
     shown = window.chat.last_answer().meta.text()
-    assert shown == format_stats(first.answer.stats)
+    assert shown == answer_summary(first.answer.stats)
     # A failed answer leaves no older figure standing.
     failed = AskResult(first.request, Answer("", "error", error="The model failed."), first.prompt)
     window.engine.worker.finished.emit(failed)
@@ -215,7 +215,7 @@ def test_a_second_launch_hands_over_its_files_and_prints_one_line(
     from desktop.cli import gui_cmd
     from desktop.core.ocr.service import ping
 
-    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "user"))  # its own socket
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(tmp_path / "data"))  # the window's folder
     window = launch()
     qtbot.waitUntil(lambda: ping() == os.getpid(), timeout=SIGNAL_TIMEOUT_MS)
     shot = save_png(text_image("Order 7731"), tmp_path / "order.png")

@@ -93,3 +93,18 @@ def send(qtbot, window, question: str, images=()) -> object:
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
         qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
     return blocker.args[0]
+
+
+def shown_message(status) -> str:
+    """The status bar's message as the user sees it: "" unless it has room to be drawn whole.
+    QStatusBar draws it between its left edge and its first visible permanent widget (the
+    others are hidden while a message shows), so a widget stretched there leaves it none."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    QApplication.processEvents()  # the layout after the message hid the normal widgets
+    text = status.currentMessage()
+    children = status.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    right = min([child.x() for child in children if child.isVisible()] + [status.width()])
+    room = right - 2 - 6  # Qt's margins around the message
+    return text if text and status.fontMetrics().horizontalAdvance(text) <= room else ""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from desktop.core import atomic
 from desktop.core.history.records import StoredImage, StoredMessage
+from desktop.core.reading_summary import answer_summary, stats_of
 
 FORMATS = ("md", "html")
 HEADINGS = {"user": "You", "assistant": "DeskLens", "ocr": "Extracted text", "error": "Error"}
@@ -54,6 +55,7 @@ def conversation_markdown(
         block.append(
             _fenced(message.text) if message.role == "ocr" else markdown_safe(message.text)
         )
+        block.append(f"*{markdown_safe(figures)}*" if (figures := _figures(message)) else "")
         parts.append("\n\n".join(b for b in block if b))
     return "\n\n".join(parts) + "\n"
 
@@ -72,6 +74,8 @@ def conversation_html(title: str, messages: Sequence[StoredMessage]) -> str:
                 f' width="{image.width}" height="{image.height}">'
             )
         body.append(f'<div class="text">{html.escape(message.text)}</div>')
+        if figures := _figures(message):
+            body.append(f'<p class="figures">{html.escape(figures)}</p>')
         body.append("</section>")
     return _PAGE.format(title=html.escape(title), body="\n".join(body))
 
@@ -118,6 +122,12 @@ def _heading(message: StoredMessage) -> str:
     if message.role == "ocr" and message.images:  # its picture: the question's, or its own
         return f"{heading} ({message.images[0].name})"
     return heading
+
+
+def _figures(message: StoredMessage) -> str:
+    """An answer's figures as its card shows them (how much of the image it read, timings)."""
+    stats = stats_of(message.stats) if message.role == "assistant" else None
+    return answer_summary(stats) if stats is not None else ""
 
 
 def _pictures(messages: Sequence[StoredMessage]) -> list[list[StoredImage]]:
@@ -178,6 +188,7 @@ section.note {{ background: none; color: #777; font-style: italic; }}
 h2 {{ font-size: 0.85em; margin: 0 0 0.4em; color: #555; }}
 img {{ max-width: 100%; height: auto; display: block; margin: 0.4em 0; border-radius: 6px; }}
 .text {{ white-space: pre-wrap; }}
+.figures {{ font-size: 0.8em; color: #555; margin: 0.5em 0 0; }}
 section.ocr .text {{ font-family: ui-monospace, monospace; font-size: 0.9em; }}
 </style>
 </head>

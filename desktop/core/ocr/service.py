@@ -92,10 +92,14 @@ def ask_service(request: OcrRequest, endpoint: Endpoint | None = None) -> OcrRep
     return None if answer is None or answer.status == "stopped" else answer
 
 
-def hand_to_open_app(paths: Sequence[str | os.PathLike], endpoint: Endpoint | None = None) -> bool:
+def hand_to_open_app(
+    paths: Sequence[str | os.PathLike], endpoint: Endpoint | None = None, model: str = ""
+) -> bool:
     """True when a running DeskLens window took the files (it attaches them and comes to the
-    front); False when none runs, or only `desklens serve`."""
-    reply = _exchange({"op": "open", "paths": [os.path.abspath(p) for p in paths]}, endpoint)
+    front; `model`, a folder given with --model, it offers to switch to); False when none
+    runs, or only `desklens serve`."""
+    message = {"op": "open", "paths": [os.path.abspath(p) for p in paths], "model": model}
+    reply = _exchange(message, endpoint)
     return reply is not None and reply.get("opened") is True
 
 
@@ -134,8 +138,9 @@ class OcrService:
     `start()` raises ServiceError when another service already answers at the endpoint, or
     the socket folder is not this user's; `stop()` ends the threads and removes the socket
     and key. `on_request` hears of each answered request (for a log line); `on_open` takes
-    files handed over by `desklens FILE` and `on_capture` a `desklens capture` request's mode
-    (both called on a connection's thread). `failure` is
+    files handed over by `desklens FILE`, `on_model` the folder of a `desklens gui --model`
+    handed over with them, and `on_capture` a `desklens capture` request's mode (all called
+    on a connection's thread). `failure` is
     the reason the listening thread ended by itself, if it did.
     """
 
@@ -146,6 +151,7 @@ class OcrService:
         endpoint: Endpoint | None = None,
         on_request: Callable[[OcrRequest, OcrReply], None] | None = None,
         on_open: Callable[[list[str]], None] | None = None,
+        on_model: Callable[[str], None] | None = None,
         on_capture: Callable[[str], None] | None = None,
     ) -> None:
         self.endpoint = endpoint or default_endpoint()
@@ -154,6 +160,7 @@ class OcrService:
         self._handler = handler
         self._on_request = on_request
         self._on_open = on_open
+        self._on_model = on_model
         self._on_capture = on_capture
         self._key = b""
         self._listener: Listener | None = None
@@ -298,6 +305,9 @@ class OcrService:
             return False
         try:
             self._on_open([str(path) for path in paths])
+            model = message.get("model")
+            if model and isinstance(model, str) and self._on_model is not None:
+                self._on_model(model)
         except Exception:  # e.g. the window is closing: the client starts its own
             return False
         return True

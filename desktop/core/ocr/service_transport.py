@@ -62,9 +62,10 @@ class Endpoint:
         return None if self.is_pipe or self.is_abstract else Path(self.address).parent
 
 
-def default_endpoint() -> Endpoint:
-    """Where this user's service listens; one per data folder (DESKLENS_DATA_DIR included)."""
-    folder = user_data_dir() / "run"
+def default_endpoint(data_dir: Path | None = None) -> Endpoint:
+    """Where this user's service listens; one per data folder (`data_dir`, by default the
+    user's: DESKLENS_DATA_DIR included), so one app per data folder takes the files."""
+    folder = (data_dir or user_data_dir()).absolute() / "run"
     tag = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
     if sys.platform == "win32":
         return Endpoint(rf"\\.\pipe\DeskLens-ocr-{tag}", "AF_PIPE", folder / "ocr.key")

@@ -114,5 +114,15 @@ def _tls_failure(exc: BaseException) -> str | None:
 
 def _root_message(exc: BaseException) -> str:
     root = _chain(exc)[-1]
+    if isinstance(root, OSError):  # "[Errno 111] Connection refused" is not for the user
+        from desktop.core.model_setup.hub_errors import network_reason
+
+        reason = network_reason(exc)
+        if reason == "the connection was refused":
+            return "the connection was refused (is the server running, on that port?)"
+        if reason != "no answer":
+            return reason
+        if root.strerror:
+            return root.strerror.rstrip(".")
     text = " ".join(str(root).split()) or type(root).__name__
     return text[:200].rstrip(".")

@@ -19,6 +19,7 @@ from desktop.core.history.export import (
     write_document,
 )
 from desktop.gui.flows.asking import ChatParts
+from desktop.gui.flows.save_as import SAVE_FOLDER
 
 FILTERS = {"md": "Markdown, images in a folder beside it (*.md)", "html": "Web page (*.html)"}
 
@@ -55,11 +56,13 @@ class ExportFlow(QObject):
         if chat_id is None:
             return
         if path is None:
+            start = SAVE_FOLDER.start(f"{safe_file_name(title)}.{fmt}")
             name, _chosen = QFileDialog.getSaveFileName(
-                self._window, "Export chat", f"{safe_file_name(title)}.{fmt}", FILTERS[fmt]
+                self._window, "Export chat", start, FILTERS[fmt]
             )
             if not name:
                 return
+            SAVE_FOLDER.remember(Path(name))
             path = Path(name) if Path(name).suffix else Path(f"{name}.{fmt}")
         store = session.store
         session.storage.submit(

@@ -63,6 +63,7 @@ class ModelFlow(QObject):
         self.devices: list[str] = []
         self.shows_model = False  # the status bar says ready
         self._source = ""  # what was asked of the engine last: "local", "server" or ""
+        self.local_folder = ""  # this computer's model folder asked for last
         engine.state.connect(self._on_engine_state)
         engine.loaded.connect(self._on_loaded)
         engine.error.connect(self._on_error)
@@ -95,7 +96,24 @@ class ModelFlow(QObject):
         else:
             self.load_local(str(choice.folder))
 
+    @Slot(str)
+    def offer(self, folder: str) -> None:
+        """A second `desklens gui --model DIR` handed its folder over: another model than this
+        one is asked about here, not loaded behind the user's back (nor in a second app)."""
+        if self._source == "local" and Path(folder) == Path(self.local_folder):
+            return
+        self._parts.notice.show_message(
+            f"DeskLens was started again with --model {folder}. Switch to that model? "
+            "(This chat stays open.)",
+            action=("Switch", lambda: self.switch_to(folder)),
+        )
+
+    def switch_to(self, folder: str) -> None:
+        self.explicit_model = folder  # as if given with --model: until the user picks one
+        self.load_local(folder)
+
     def load_local(self, folder: str) -> None:
+        self.local_folder = folder
         self._source = "local"
         self.shows_model = False
         self._page.show_first_run(False)

@@ -78,23 +78,39 @@ def default_file_name(result: OcrText, suffix: str = ".txt") -> str:
     return re.sub(r'[<>:"/\\|?*\x00-\x1f]', "_", stem) + suffix
 
 
+class SaveFolder:
+    """The folder the user last saved into (extracted text, tables, an exported chat): every
+    save dialog of this session opens there rather than in the working folder."""
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+
+    def start(self, name: str) -> str:
+        return str(self.folder / name) if self.folder is not None else name
+
+    def remember(self, path: Path) -> None:
+        self.folder = path.parent
+
+
+SAVE_FOLDER = SaveFolder()
+
+
 def ask_save_path(
     parent: QWidget,
     result: OcrText,
-    folder: str = "",
     formats: dict[str, str] = FORMATS,
     title: str = "Save extracted text",
 ) -> Path | None:
     """Asks where to save (the extension picks the format); None if the user cancelled."""
     first = next(iter(formats))
-    name = default_file_name(result, first)
-    start = str(Path(folder) / name) if folder else name
     chosen_name, chosen = QFileDialog.getSaveFileName(
-        parent, title, start, ";;".join(formats.values())
-    )
+        parent, title, SAVE_FOLDER.start(default_file_name(result, first)),
+        ";;".join(formats.values()),
+    )  # fmt: skip
     if not chosen_name:
         return None
     path = Path(chosen_name)
+    SAVE_FOLDER.remember(path)
     if path.suffix.lower() not in formats:  # no extension typed: take the filter's
         suffix = next((s for s, label in formats.items() if label == chosen), first)
         path = path.with_name(path.name + suffix)

@@ -65,6 +65,9 @@ class ModelSourceRows(QObject):
         self._test_ticket: int | None = None
         self._check_ticket: int | None = None
         self._then: Callable[[ServerConfig | None], None] | None = None
+        # Asks (once per address) before anything is sent there, Test connection included;
+        # the dialog sets it. None: no question (the address is agreed to already).
+        self.agree: Callable[[ServerConfig], bool] | None = None
 
         choice = QWidget()
         row = QHBoxLayout(choice)
@@ -135,10 +138,11 @@ class ModelSourceRows(QObject):
 
     @Slot()
     def test(self) -> None:
-        """Test connection: the server's models, or why it cannot be used."""
-        self._test_ticket = self._checker.submit(self.typed_config(), ask_models=True)
+        """Test connection: the address checked here, then (once the user agreed to send to
+        it) the server's models, or why it cannot be used."""
+        self._test_ticket = self._checker.submit(self.typed_config(), ask_models=False)
         self.test_button.setEnabled(False)
-        self.show_result("Connecting…")
+        self.show_result("Checking the address…")
 
     def check(self, then: Callable[[ServerConfig | None], None]) -> None:
         """Checks the address (no request to the server); `then(config)`, with None when
@@ -165,11 +169,20 @@ class ModelSourceRows(QObject):
     def _on_checked(self, result: ServerCheckResult) -> None:
         if result.ticket == self._test_ticket:
             self._test_ticket = None
+            config = result.config
+            if config is not None and result.models is None and result.error is None:
+                if self.agree is not None and not self.agree(config):
+                    self.test_button.setEnabled(True)
+                    self.show_result(f"Not tested: nothing was sent to {config.host}.")
+                    return
+                self._test_ticket = self._checker.submit(config, ask_models=True)
+                self.show_result("Connecting…")
+                return
             self.test_button.setEnabled(True)
-            if result.config is None or result.models is None:
+            if config is None or result.models is None:
                 self.show_result(result.error or "The server could not be checked.", error=True)
             else:
-                text = connected_text(result.config, result.models)
+                text = connected_text(config, result.models) + self._added_path(config)
                 self.show_result(text, error=not text.startswith("Connected:"))
         elif result.ticket == self._check_ticket:
             then, self._then, self._check_ticket = self._then, None, None
@@ -179,6 +192,13 @@ class ModelSourceRows(QObject):
                 self.show_result("")
             if then is not None:
                 then(result.config)
+
+    def _added_path(self, config: ServerConfig) -> str:
+        """Says so when the API's usual path was added to a bare address (never silently)."""
+        typed = self.url_edit.text().strip().rstrip("/")
+        if config.url.endswith("/v1") and not typed.endswith("/v1"):
+            return f". The address used is {config.url}: /v1, the usual API path, was added."
+        return ""
 
     def _forget_result(self, *_args: object) -> None:
         if self._test_ticket is None and self._check_ticket is None:

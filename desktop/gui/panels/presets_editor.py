@@ -31,6 +31,7 @@ from desktop.core.user_presets import (
     write_book,
 )
 from desktop.gui.flows.own_presets import OwnPresetsFlow
+from desktop.gui.flows.save_as import SAVE_FOLDER
 from desktop.gui.widgets.basics import ok_cancel_buttons, push_button
 from desktop.gui.workers.storage_worker import StorageController
 
@@ -185,11 +186,11 @@ class PresetsEditor(QDialog):
             self.problem.setText(str(exc))
             return
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(
-                self, "Export prompts", "desklens-prompts.json", JSON_FILTER
-            )
+            start = SAVE_FOLDER.start("desklens-prompts.json")
+            path, _ = QFileDialog.getSaveFileName(self, "Export prompts", start, JSON_FILTER)
             if not path:
                 return
+            SAVE_FOLDER.remember(Path(path))
         target = Path(path)
         self._storage.submit(
             lambda: write_book(target, book),

@@ -90,6 +90,7 @@ class SettingsDialog(QDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self._form = form
         self.source = ModelSourceRows(form, settings, server, checker, self)
+        self.source.agree = self._agree  # before Test connection sends anything too
 
         model_row = QHBoxLayout()
         self.model_edit = QLineEdit(settings.model_dir)
@@ -222,14 +223,22 @@ class SettingsDialog(QDialog):
         self.buttons.setEnabled(True)
         if config is None:
             return  # the sentence is shown under the address
-        settings = replace(self._original, consented_servers=self._consented)
-        if not settings.consented(config.url):
-            if not confirm_server(self, config.host):
-                self.source.show_result(f"Not switched: nothing was sent to {config.host}.")
-                return
-            self._consented = settings.with_consent(config.url).consented_servers
+        if not self._agree(config):
+            self.source.show_result(f"Not switched: nothing was sent to {config.host}.")
+            return
         self._server = config
         super().accept()
+
+    def _agree(self, config: ServerConfig) -> bool:
+        """The user agreed to send to this address (now, or before): asked once per address,
+        before anything goes there (Test connection too)."""
+        settings = replace(self._original, consented_servers=self._consented)
+        if settings.consented(config.url):
+            return True
+        if not confirm_server(self, config.host):
+            return False
+        self._consented = settings.with_consent(config.url).consented_servers
+        return True
 
     def _show_local_rows(self, server: bool) -> None:
         for layout in self._local_layouts:

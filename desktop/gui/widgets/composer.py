@@ -37,6 +37,9 @@ PRESET_TIPS = {
 }
 
 
+OWN_PROMPTS_HEADER = "My prompts"  # over your own prompts in the Ask AI menu
+
+
 class AttachmentChip(Thumbnail):
     """An attached image with a remove button."""
 
@@ -248,8 +251,13 @@ class Composer(QFrame):
             action = menu.addAction(preset.label)
             action.setToolTip(PRESET_TIPS.get(key, preset.prompt))
             action.triggered.connect(lambda _=False, k=key: self._on_preset(k))
-        if self._own_presets:
-            menu.addSection("Mine")
+        if self._own_presets:  # a header the user can read: Fusion draws a section's text not
+            menu.addSeparator()
+            header = menu.addAction(OWN_PROMPTS_HEADER)
+            header.setEnabled(False)
+            font = header.font()
+            font.setBold(True)
+            header.setFont(font)
         for preset in self._own_presets:
             action = menu.addAction(preset.label)
             action.setToolTip(preset.prompt[:300])
@@ -291,6 +299,7 @@ class Composer(QFrame):
         set_role(self.send_button, "stop" if generating else "primary")
         self.refresh_icons()
         self._update_buttons()
+        self._show_count()
 
     def refresh_icons(self) -> None:
         theme = current_theme()
@@ -350,10 +359,12 @@ class Composer(QFrame):
     def _show_count(self) -> None:
         count = len(self._attachments)
         parts = [f"{count} image{'s' if count != 1 else ''}"] if count else []
-        parts += [self._hint] if self._hint else []
+        # While an answer runs, reading ahead is not what happens ("Ready" beside Stop lied).
+        hint = "" if self._generating else self._hint
+        parts += [hint] if hint else []
         self.count_label.setText(" · ".join(parts))
         self.count_label.set_tip(
-            "Read ahead while you type: the answer starts as soon as you send" if self._hint else ""
+            "Read ahead while you type: the answer starts as soon as you send" if hint else ""
         )
 
     def _update_buttons(self) -> None:

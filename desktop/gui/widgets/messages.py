@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.question_context import context_label
+from desktop.core.reading_summary import answer_summary
 from desktop.gui.flows.save_as import table_tsv
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import (
@@ -62,20 +63,7 @@ class ChatActions(QObject):
     retry = Signal(object)  # ErrorMessage
     regenerate = Signal(object)  # AssistantMessage: answer its question again
     edit = Signal(object)  # UserMessage: put the question back in the composer
-
-
-def format_stats(stats: AnswerStats) -> str:
-    """The answer's figures; "from server HOST" first when a model server wrote it."""
-    parts = [f"from server {stats.server}"] if stats.server else []
-    if stats.ttft_s:
-        parts.append(f"{stats.ttft_s:.2f} s to first token")
-    if stats.tokens_per_s:
-        parts.append(f"{stats.tokens_per_s:.1f} tokens/s")
-    if stats.generated_tokens:
-        parts.append(f"{stats.generated_tokens} tokens")
-    if stats.drafted_tokens:  # this answer's own figure (each answer drafts afresh)
-        parts.append(f"{stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted")
-    return " · ".join(parts)
+    told = Signal(str)  # what a click did, for the status bar ("Copied the table…")
 
 
 class MessageWidget(QWidget):
@@ -269,7 +257,7 @@ class AssistantMessage(MessageWidget):
         if answer.text and answer.text != self._text:
             self._text = answer.text  # tokens still in flight are superseded by the final text
         self.set_stopped(answer.finish_reason == "stopped")
-        meta = format_stats(answer.stats)
+        meta = answer_summary(answer.stats)
         if answer.finish_reason == "length":
             meta = "Reached the answer length limit · " + meta
         self.meta.setText(meta)
@@ -281,7 +269,7 @@ class AssistantMessage(MessageWidget):
         self._render()
 
     def set_stats(self, stats: AnswerStats | None) -> None:
-        self.meta.setText(format_stats(stats) if stats else "")
+        self.meta.setText(answer_summary(stats) if stats else "")
 
     def _render(self) -> None:
         if self.streaming or self._text.strip():
@@ -349,9 +337,13 @@ class OcrMessage(MessageWidget):
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         menu.addAction("Save table as…", lambda: actions.save_table.emit(self))
-        menu.addAction("Copy table as TSV", lambda: copy_to_clipboard(table_tsv(self.result)))
+        menu.addAction("Copy table as TSV", lambda: self._copy_table(actions))
         button.setMenu(menu)
         return button
+
+    def _copy_table(self, actions: ChatActions) -> None:
+        copy_to_clipboard(table_tsv(self.result))
+        actions.told.emit("Copied the table as tab-separated cells.")
 
     def text(self) -> str:
         return self.result.text

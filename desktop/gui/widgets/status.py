@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from desktop.core.chat import AnswerStats
+from desktop.core.reading_summary import image_reading
 from desktop.gui.theme import current_theme
 from desktop.gui.widgets.basics import ElidedLabel, flat_button
 
@@ -55,9 +56,11 @@ class StatusBar(QStatusBar):
         self.addWidget(self.state_label)
         self.addWidget(self.model_label, 1)
         self.addWidget(self.device_label)
+        # The speed line is a normal widget: a message ("Saved …") covers it for its few
+        # seconds. Stretched among the permanent ones it left the message no room at all.
+        self.addWidget(self.stats_label, 2)
         for widget in (self.progress_label, self.progress, self.cancel_button):
             self.addPermanentWidget(widget)
-        self.addPermanentWidget(self.stats_label, 2)
         self.addPermanentWidget(self.api_label)
         self.end_batch()
         self.state = ""
@@ -72,6 +75,8 @@ class StatusBar(QStatusBar):
             "loading": "#d49a17",
             "error": theme.error_text,
         }.get(state, theme.muted)
+        if state == "generating":  # a new answer: the last one's figures are not its own
+            self.stats_label.setText("")
         text = detail or STATES.get(state, state)
         self.state_label.setText(f'<span style="color:{colour}">●</span>&nbsp;{text}')
         self.state_label.setToolTip(tip or text)
@@ -133,8 +138,8 @@ def stats_text(stats: AnswerStats) -> str:
     text = f"TTFT {stats.ttft_s:.2f} s · {stats.tokens_per_s:.1f} tok/s"
     if stats.server:  # the network's time included; the server's own figures are its own
         return f"{text} · from {stats.server}"
-    if stats.image_tokens():
-        text += f" · {stats.image_tokens()}"
+    if image_reading(stats):
+        text += f" · {image_reading(stats)}"
     if stats.drafted_tokens:
         text += f" · {stats.accepted_tokens}/{stats.drafted_tokens} drafted tokens accepted"
     return text

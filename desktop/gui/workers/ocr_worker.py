@@ -12,6 +12,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -60,11 +61,13 @@ class OcrWorker(QObject):
     ready = Signal()  # models compiled
     failed = Signal(str)  # the OCR models could not be loaded at all
     open_requested = Signal(list)  # file paths `desklens FILE` handed to this window
+    model_offered = Signal(str)  # the folder a second `desklens gui --model DIR` gave
     capture_requested = Signal(str)  # `desklens capture`: its mode ("copy", "ask" or "")
 
-    def __init__(self, store: HistoryStore, threads: int | None = None) -> None:
+    def __init__(self, store: HistoryStore, data_dir: Path, threads: int | None = None) -> None:
         super().__init__()
         self._store = store
+        self._data_dir = data_dir  # its service answers this data folder's command lines
         self._threads = threads
         self._engine: OcrEngine | None = None
         self._service: OcrService | None = None
@@ -82,11 +85,13 @@ class OcrWorker(QObject):
 
     def _serve_command_line(self) -> None:
         from desktop.core.ocr.batch import read_one
-        from desktop.core.ocr.service import OcrService, ServiceError
+        from desktop.core.ocr.service import OcrService, ServiceError, default_endpoint
 
         service = OcrService(
             partial(read_one, self._ocr()),
+            endpoint=default_endpoint(self._data_dir),
             on_open=self.open_requested.emit,
+            on_model=self.model_offered.emit,
             on_capture=self.capture_requested.emit,
         )
         try:
@@ -95,6 +100,7 @@ class OcrWorker(QObject):
             logger.info("not answering `desklens ocr`: %s", exc)
             return
         self._service = service
+        logger.info("answering the command line for the data folder %s", self._data_dir)
 
     @Slot(object)
     def run(self, job: OcrJob) -> None:
@@ -170,21 +176,25 @@ class OcrController(WorkerController):
     job_finished = Signal(object)  # OcrJob
     failed = Signal(str)
     open_requested = Signal(list)
+    model_offered = Signal(str)
     capture_requested = Signal(str)
 
     jobs_changed = Signal()  # a job was queued or finished: `busy` may have changed
     _run_requested = Signal(object)
     _warm_up_requested = Signal()
 
-    def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
-        super().__init__(OcrWorker(store), "desklens-ocr", parent)
+    def __init__(self, store: HistoryStore, data_dir: Path, parent: QObject | None = None) -> None:
+        super().__init__(OcrWorker(store, data_dir), "desklens-ocr", parent)
         worker = self.worker
         self._run_requested.connect(worker.run)
         self._warm_up_requested.connect(worker.warm_up)
         worker.job_finished.connect(self._on_job_finished)
         # Signal to signal: the controller lives on the GUI thread, so Qt queues these to it
         # (open_requested and capture_requested come from the command-line service's thread).
-        for name in ("extracted", "progress", "failed", "open_requested", "capture_requested"):
+        for name in (
+            "extracted", "progress", "failed", "open_requested", "model_offered",
+            "capture_requested",
+        ):  # fmt: skip
             getattr(worker, name).connect(getattr(self, name))
         self._jobs: list[OcrJob] = []
 
