@@ -258,7 +258,9 @@ def test_a_reopened_chat_has_its_history_read_ahead(qtbot, launch, tiny_ir, samp
     result = send(qtbot, window, "And what colour is the bar?")
     assert result.answer.ok, result.answer.error
     assert result.answer.stats.images_encoded == 0
-    assert result.answer.stats.input_tokens < preparation.stats.input_tokens / 4
+    # Only the new turn is read (23 tokens with this tiny model's tokenizer), never the 88 of
+    # the held history and image again.
+    assert result.answer.stats.input_tokens < preparation.stats.input_tokens / 2
 
     # Back to the same chat after its answer: the state holds it, nothing to read again.
     window.sidebar.select(None)

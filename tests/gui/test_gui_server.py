@@ -153,7 +153,12 @@ def test_a_server_answers_in_the_window_then_this_computer_again(
     answer = window.chat.last_answer()
     assert isinstance(answer, AssistantMessage)
     assert len(chunks) > 1 and "".join(chunks) == answer.text() == first.answer.text
-    assert answer.meta.text().startswith(f"from server {served.host} · ")
+    # Where it came from leads, after the length-limit note when the tiny model (random
+    # weights, which differ with the CPU torch drew them on) talks to the limit.
+    meta = answer.meta.text()
+    if first.answer.finish_reason == "length":
+        meta = meta.split(" · ", 1)[1]
+    assert meta.startswith(f"from server {served.host} · ")
     assert "image tokens" not in answer.meta.text()
     assert window.status.stats_label.full_text().endswith(f"from {served.host}")
 
