@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -25,6 +24,10 @@ from desktop.core.ocr.models import OcrDocument, OcrTable
 
 _SHEET_NAME_LIMIT = 31  # Excel's limit
 _SHEET_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+# What XML 1.0 cannot hold (controls but tab and line breaks, U+FFFE/U+FFFF, lone surrogates):
+# a workbook holding one does not open. Sheet names lose every control character.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _MAX_COLUMN_WIDTH = 60
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 NO_TABLE_SHEET = "Text"
@@ -100,7 +103,7 @@ def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
     widths: dict[int, int] = {}
     for row_number, row in enumerate(rows, start=1):
         for column, text in enumerate(row, start=1):
-            value, number_format = cell_value(ILLEGAL_CHARACTERS_RE.sub("", text))
+            value, number_format = cell_value(_NOT_XML.sub("", text))
             widths[column] = max(widths.get(column, 0), len(text))
             if value is None:
                 continue
@@ -114,7 +117,8 @@ def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
 
 
 def _sheet_name(name: str, used: set[str]) -> str:
-    base = _SHEET_FORBIDDEN.sub("_", name).strip("'")[:_SHEET_NAME_LIMIT] or "Table"
+    base = _SHEET_FORBIDDEN.sub("_", _CONTROL.sub("", name)).strip("' ")[:_SHEET_NAME_LIMIT]
+    base = base.strip("' ") or "Table"
     candidate, number = base, 1
     while candidate.casefold() in used:
         number += 1
