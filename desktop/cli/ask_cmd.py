@@ -28,6 +28,7 @@ from desktop.core import paths
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService
 from desktop.core.presets import PRESETS, Preset
+from desktop.core.terminal_text import terminal_text
 from desktop.core.user_presets import find_preset, load_book
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         return run_each(service, engine, prompt, images, settings, as_json=args.json)
 
     def stream(chunk: str) -> None:
-        sys.stdout.write(chunk)
+        sys.stdout.write(terminal_text(chunk))  # a model's words are shown, never run
         sys.stdout.flush()
 
     request = AskRequest(
@@ -153,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             f"{where_answered(stats)}{drafted}",
             file=sys.stderr,
         )
+    if answer.cut_off is not None:  # the words came, but not as the server should send them
+        return fail(CliError(answer.cut_off, exit_codes.FAILED))
     return exit_codes.OK
 
 
@@ -168,7 +171,7 @@ def run_each(
     """One answer per image, decoded side by side; printed in the order given."""
     with ctrl_c_stops(engine):
         answers = service.ask_each(prompt, images, settings)
-    failed = next((a.error for a in answers if a.error), None)
+    failed = next((a.error or a.cut_off for a in answers if a.error or a.cut_off), None)
     if failed:
         return fail(CliError(failed, exit_codes.FAILED))
     if as_json:

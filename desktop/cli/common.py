@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
 from desktop.core.remote.config import ENV_KEY, ENV_URL
+from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `desklens ocr`)
     from desktop.core.conversation.engine_protocol import AnswerEngine
@@ -29,7 +30,7 @@ class CliError(Exception):
 
 
 def fail(error: CliError) -> int:
-    print(f"desklens: error: {error}", file=sys.stderr)
+    print(f"desklens: error: {terminal_text(str(error))}", file=sys.stderr)
     return error.exit_code
 
 

@@ -20,6 +20,7 @@ from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSetti
 from desktop.core.conversation.engine_protocol import ModelInfo, Preparation
 from desktop.core.remote.config import ServerConfig, check_config
 from desktop.core.remote.errors import RemoteError, describe_failure
+from desktop.core.remote.limits import BadReply, CappedTransport
 from desktop.core.remote.messages import ImageUrls, chat_messages, request_options
 
 if TYPE_CHECKING:
@@ -30,16 +31,23 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 600.0  # a busy server may read a large image for minutes before its first word
+# A token is rarely longer than a few characters; an answer longer than this many characters a
+# token asked for is a server ignoring max_tokens (its words past that are not taken).
+CHARS_PER_TOKEN = 64
 
 
-def make_client(config: ServerConfig) -> openai.OpenAI:
+def make_client(config: ServerConfig, *, read_timeout_s: float = READ_TIMEOUT_S) -> openai.OpenAI:
+    """The openai client over `CappedTransport`: a line, an error body and an answer capped."""
+    import httpx2
     import openai
 
+    timeout = openai.Timeout(read_timeout_s, connect=CONNECT_TIMEOUT_S)
     return openai.OpenAI(
         base_url=config.url,
         api_key=config.api_key or "none",  # the client insists on one; open servers ignore it
         max_retries=0,  # a refusal is said at once, with its Retry-After, not waited out
-        timeout=openai.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        timeout=timeout,
+        http_client=httpx2.Client(transport=CappedTransport(), timeout=timeout),
     )
 
 
@@ -111,7 +119,7 @@ class RemoteEngine:
         settings = settings or GenerationSettings()
         self._stopping.clear()
         messages = chat_messages(conversation, question, images, self._urls)
-        reply = _Reply(time.perf_counter(), on_text)
+        reply = _Reply(time.perf_counter(), on_text, settings.max_new_tokens)
         try:
             self._stream_into(reply, messages, settings)
         except Exception as exc:
@@ -187,8 +195,10 @@ class RemoteEngine:
             return
         for chunk in stream:
             reply.take(chunk)
-            if self._stopping.is_set():
+            if self._stopping.is_set() or reply.enough:
                 break
+        if reply.enough:
+            stream.close()
 
 
 def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
@@ -202,9 +212,14 @@ def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
 class _Reply:
     """What one streamed answer has brought so far."""
 
-    def __init__(self, started: float, on_text: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, started: float, on_text: Callable[[str], None] | None, max_tokens: int
+    ) -> None:
         self.started = started
         self.on_text = on_text
+        self.max_tokens = max_tokens  # held here too: a server may ignore the request's
+        self.chars = 0
+        self.enough = False  # as many tokens as were asked for: the rest is not read
         self.parts: list[str] = []
         self.first_at: float | None = None
         self.chunks = 0
@@ -213,19 +228,34 @@ class _Reply:
         self.failure: str | None = None
 
     def take(self, chunk: ChatCompletionChunk) -> None:
+        """One chunk; BadReply for one that is not what the API says a chunk is."""
         if getattr(chunk, "usage", None) is not None:
             self.usage = chunk.usage
-        for choice in chunk.choices or ():
-            piece = choice.delta.content if choice.delta is not None else None
+        choices = chunk.choices or ()
+        if not isinstance(choices, (list, tuple)):
+            raise BadReply(f"it sent a malformed chunk (choices is {type(choices).__name__})")
+        for choice in choices:
+            delta = getattr(choice, "delta", None)
+            piece = getattr(delta, "content", None)
+            if piece is not None and not isinstance(piece, str):
+                raise BadReply(f"it sent a malformed chunk (content is {type(piece).__name__})")
             if piece:
-                if self.first_at is None:
-                    self.first_at = time.perf_counter()
-                self.parts.append(piece)
-                self.chunks += 1
-                if self.on_text is not None:
-                    self.on_text(piece)
-            if choice.finish_reason:
-                self.finish = choice.finish_reason
+                self._add(piece)
+            if getattr(choice, "finish_reason", None):
+                self.finish = str(choice.finish_reason)
+
+    def _add(self, piece: str) -> None:
+        if self.first_at is None:
+            self.first_at = time.perf_counter()
+        room = self.max_tokens * CHARS_PER_TOKEN - self.chars
+        piece = piece[: max(room, 0)]
+        self.parts.append(piece)
+        self.chars += len(piece)
+        self.chunks += 1
+        if self.chunks >= self.max_tokens or self.chars >= self.max_tokens * CHARS_PER_TOKEN:
+            self.enough, self.finish = True, "length"  # a chunk is at least a token
+        if self.on_text is not None and piece:
+            self.on_text(piece)
 
     def answer(self, host: str, *, stopped: bool) -> Answer:
         text = "".join(self.parts)
@@ -243,4 +273,4 @@ class _Reply:
             reason = "stopped"
         elif self.finish == "length":
             reason = "length"
-        return Answer(text, reason, stats)
+        return Answer(text, reason, stats, cut_off=None if stopped else self.failure)
