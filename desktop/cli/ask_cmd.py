@@ -23,6 +23,7 @@ from desktop.cli.common import (
     load_images,
     local_model_hint,
     read_images,
+    stdout_closed,
 )
 from desktop.core import paths
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
@@ -124,9 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.each:
         return run_each(service, engine, prompt, images, settings, as_json=args.json)
 
-    def stream(chunk: str) -> None:
-        sys.stdout.write(terminal_text(chunk))  # a model's words are shown, never run
-        sys.stdout.flush()
+    stream = _AnswerPrinter(engine)
 
     request = AskRequest(
         prompt, tuple(images), settings, hints=tuple(hints), ground_texts=grounding_texts(results)
@@ -134,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     with ctrl_c_stops(engine):
         result = service.ask(request, on_text=None if args.json else stream)
     answer = result.answer
+    if stream.closed:
+        return stdout_closed()
     if answer.error:
         hint = local_model_hint() if engine.info.server else ""
         return fail(CliError(answer.error + hint, exit_codes.FAILED))
@@ -157,6 +158,25 @@ def run(args: argparse.Namespace) -> int:
     if answer.cut_off is not None:  # the words came, but not as the server should send them
         return fail(CliError(answer.cut_off, exit_codes.FAILED))
     return exit_codes.OK
+
+
+class _AnswerPrinter:
+    """Streams an answer to stdout, shown and never run; when stdout's reader leaves
+    (`| head -c 3`) the answer stops, quietly."""
+
+    def __init__(self, engine: AnswerEngine) -> None:
+        self.engine = engine
+        self.closed = False
+
+    def __call__(self, chunk: str) -> None:
+        if self.closed:
+            return
+        try:
+            sys.stdout.write(terminal_text(chunk))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.closed = True
+            self.engine.stop()
 
 
 def run_each(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -27,6 +29,17 @@ class CliError(Exception):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def stdout_closed() -> int:
+    """stdout's reader left (`desklens history list | head -1`): nothing more is written, no
+    traceback, exit 141. stdout is pointed at /dev/null so that the interpreter's last flush
+    does not complain either."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    return exit_codes.PIPE_CLOSED
 
 
 def fail(error: CliError) -> int:

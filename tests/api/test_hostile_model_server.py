@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -195,3 +197,25 @@ def test_nothing_a_server_says_reaches_the_terminal_raw(hostile: Hostile, tmp_pa
     assert f"evil{SHOWN}" in models.stdout
     assert f"Hello answer {SHOWN}" in asked.stdout
     assert r"crashed \x1b]0;pwned\x07\x1b[2J" in asked.stderr and asked.returncode == 1
+
+
+def run_into_closed_pipe(*args: str, env: dict) -> subprocess.CompletedProcess:
+    """`desklens ARGS | head -c 0`: the reader of stdout is gone before the first write."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "desktop", *args], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=60)  # fmt: skip
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("hostile", ["endless"], indirect=True)
+def test_a_closed_stdout_ends_quietly(hostile: Hostile, tmp_path):
+    env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path), "DESKLENS_SERVER": ""}
+    asked = run_into_closed_pipe("ask", "-q", "Hi", "--server", hostile.url, "--model", MODEL,
+                                 env=env)  # fmt: skip
+    listed = run_into_closed_pipe("models", "--server", hostile.url, env=env)
+    for run in (asked, listed):
+        assert run.returncode == 141, run.stderr
+        assert "Traceback" not in run.stderr and "Broken pipe" not in run.stderr, run.stderr
