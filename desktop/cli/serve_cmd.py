@@ -71,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(exc)
     _say("ready: `desklens ocr FILE` now reads here. Ctrl+C stops the service.")
     stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # SIGHUP (the terminal closed, a service manager's reload) stops it as SIGTERM does:
+    # streams end with their [DONE], ocr.sock and ocr.key are removed.
+    stopping = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in stopping}
     try:
         reason = _wait(service, stop, args.idle_exit)
     except KeyboardInterrupt:
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         if api is not None:
             api.stop()
         service.stop()
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     return _stopped(service, reason)
 
 
