@@ -27,7 +27,8 @@ def schema_problem(schema: dict) -> str | None:
 def _circular_reference(schema: dict) -> str:
     """A `$ref` that leads, through nothing but `$ref`s, back to itself ({"$ref": "#"}): no
     value matches it, and the grammar compiler accepts it only to fail when an answer starts."""
-    for node in _nodes(schema):
+    for start in _nodes(schema):
+        node: object = start
         seen: list[int] = []
         while isinstance(node, dict) and isinstance(node.get("$ref"), str) and len(node) == 1:
             if id(node) in seen:
