@@ -1,6 +1,6 @@
 """`desklens serve`: keep the OCR engine warm, so that `desklens ocr FILE` answers at once.
 
-It runs in the foreground until Ctrl+C, SIGTERM or --idle-exit: nothing is left running
+It runs in the foreground until Ctrl+C, SIGTERM, SIGHUP or --idle-exit: nothing is left running
 behind the user's back. The open desktop app offers the same service while it runs.
 """
 
