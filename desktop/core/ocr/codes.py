@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.ocr.code_payloads import Payload, parse_payload
+from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,10 +79,13 @@ class OcrCode:
 
 def codes_block(codes: list[OcrCode], *, markdown: bool) -> str:
     """One "KIND: text" line per code (links as Markdown autolinks), a structured payload's
-    fields under it ("  Network: Home"; a list in Markdown); "" when there are none."""
+    fields under it ("  Network: Home"; a list in Markdown); "" when there are none. A code
+    holds whatever its maker put in: control and bidi characters are shown as escapes
+    (`invoice\\u202efdp.exe`, never "invoiceexe.pdf"); the JSON keeps the text as decoded."""
     lines = []
     for code in codes:
-        text = f"<{code.text}>" if markdown and code.is_link else code.text
+        shown = terminal_text(code.text, lines=False)
+        text = f"<{shown}>" if markdown and code.is_link else shown
         lines.append(f"{code.kind}: {text}")
         if code.payload is None:
             continue
@@ -97,8 +101,8 @@ def codes_block(codes: list[OcrCode], *, markdown: bool) -> str:
 def _field(value: str, markdown: bool) -> str:
     """A field's value on its line (a vCard note or address may hold line breaks)."""
     if markdown and _LINK.match(value):
-        return f"<{value}>"
-    return value.replace("\n", " / ")
+        return f"<{terminal_text(value, lines=False)}>"
+    return terminal_text(value.replace("\r\n", "\n").replace("\n", " / "), lines=False)
 
 
 def with_codes(text: str, codes: list[OcrCode], *, markdown: bool) -> str:
