@@ -121,9 +121,10 @@ def hostile(request: pytest.FixtureRequest) -> Iterator[Hostile]:
     server.server_close()
 
 
-def ask(server: Hostile, tokens: int = 1024, read_timeout_s: float = 60.0):
+def ask(server: Hostile, tokens: int = 1024, read_timeout_s: float = 60.0, silence_s=120.0):
     config = ServerConfig(server.url, "key", MODEL)
-    engine = RemoteEngine(config, make_client(config, read_timeout_s=read_timeout_s))
+    client = make_client(config, read_timeout_s=read_timeout_s)
+    engine = RemoteEngine(config, client, silence_s=silence_s)
     try:
         request = AskRequest("What is this?", (), GenerationSettings(max_new_tokens=tokens))
         return ConversationService(engine).ask(request).answer
@@ -170,6 +171,13 @@ def test_a_server_gone_silent_ends_the_answer_with_a_sentence(hostile: Hostile):
     answer = ask(hostile, read_timeout_s=1.0)
     assert answer.text == "Hello " and answer.finish_reason == "stopped"
     assert answer.cut_off is not None and "did not answer in time" in answer.cut_off
+
+
+@pytest.mark.parametrize("hostile", ["silent"], indirect=True)
+def test_a_server_silent_mid_answer_is_cut_off_long_before_the_read_timeout(hostile: Hostile):
+    answer = ask(hostile, read_timeout_s=600.0, silence_s=1.0)  # waits on the watchdog only
+    assert answer.text == "Hello " and answer.finish_reason == "stopped"
+    assert answer.cut_off is not None and "fell silent for 1 s" in answer.cut_off
 
 
 @pytest.mark.parametrize("hostile", ["endless", "number"], indirect=True)

@@ -34,6 +34,9 @@ READ_TIMEOUT_S = 600.0  # a busy server may read a large image for minutes befor
 # A token is rarely longer than a few characters; an answer longer than this many characters a
 # token asked for is a server ignoring max_tokens (its words past that are not taken).
 CHARS_PER_TOKEN = 64
+# After its first word, a server silent this long has stopped answering (a token takes well
+# under a second); the answer ends with a sentence instead of waiting out READ_TIMEOUT_S.
+SILENCE_S = 120.0
 
 
 def make_client(config: ServerConfig, *, read_timeout_s: float = READ_TIMEOUT_S) -> openai.OpenAI:
@@ -66,8 +69,15 @@ def list_models(config: ServerConfig) -> list[str]:
 
 
 class RemoteEngine:
-    def __init__(self, config: ServerConfig, client: openai.OpenAI | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        client: openai.OpenAI | None = None,
+        *,
+        silence_s: float = SILENCE_S,
+    ) -> None:
         self.config = config
+        self._silence_s = silence_s
         self._client = client or make_client(config)
         self._urls = ImageUrls()
         self._stopping = threading.Event()
@@ -193,12 +203,30 @@ class RemoteEngine:
         if self._stopping.is_set():
             stream.close()
             return
-        for chunk in stream:
-            reply.take(chunk)
-            if self._stopping.is_set() or reply.enough:
-                break
+        done = threading.Event()
+        watcher = threading.Thread(target=self._watch_silence, args=(reply, stream, done))
+        watcher.start()
+        try:
+            for chunk in stream:
+                reply.take(chunk)
+                if self._stopping.is_set() or reply.enough:
+                    break
+        finally:
+            done.set()
+            watcher.join()
         if reply.enough:
             stream.close()
+
+    def _watch_silence(
+        self, reply: _Reply, stream: openai.Stream[ChatCompletionChunk], done: threading.Event
+    ) -> None:
+        """Cuts the stream of a server silent for `silence_s` after its first chunk."""
+        while not done.wait(min(1.0, self._silence_s / 4)):
+            if reply.last_at is not None and time.perf_counter() - reply.last_at > self._silence_s:
+                reply.silent_s = self._silence_s
+                with contextlib.suppress(Exception):
+                    _shut_down(stream)
+                return
 
 
 def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
@@ -222,6 +250,8 @@ class _Reply:
         self.enough = False  # as many tokens as were asked for: the rest is not read
         self.parts: list[str] = []
         self.first_at: float | None = None
+        self.last_at: float | None = None  # when the last chunk came
+        self.silent_s: float | None = None  # set when the server fell silent mid-answer
         self.chunks = 0
         self.finish: str | None = None
         self.usage: Any = None
@@ -229,6 +259,7 @@ class _Reply:
 
     def take(self, chunk: ChatCompletionChunk) -> None:
         """One chunk; BadReply for one that is not what the API says a chunk is."""
+        self.last_at = time.perf_counter()
         if getattr(chunk, "usage", None) is not None:
             self.usage = chunk.usage
         choices = chunk.choices or ()
@@ -258,6 +289,11 @@ class _Reply:
             self.on_text(piece)
 
     def answer(self, host: str, *, stopped: bool) -> Answer:
+        if self.silent_s is not None:
+            self.failure = (
+                f"The server at {host} fell silent for {self.silent_s:g} s in the middle of "
+                "the answer; it stops there."
+            )
         text = "".join(self.parts)
         stats = AnswerStats(server=host)
         generated = getattr(self.usage, "completion_tokens", None) or self.chunks
