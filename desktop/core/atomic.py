@@ -134,7 +134,9 @@ def write_output(
             save(staged)
             _check(target, staged, check)
             staged.seek(0)
-            flags = os.O_WRONLY | os.O_NOCTTY | (os.O_TRUNC if through == "file" else 0)
+            # A file behind /dev/stdout is appended to: what the shell's `>` or `>>` and the
+            # process wrote before stays (a new open of /proc/self/fd/1 starts at offset 0).
+            flags = os.O_WRONLY | os.O_NOCTTY | (os.O_APPEND if through == "file" else 0)
             with os.fdopen(os.open(target, flags), "wb") as out:
                 shutil.copyfileobj(staged, out)
         except OSError as exc:
@@ -145,7 +147,7 @@ def write_output(
 def _written_through(target: Path) -> str | None:
     """How a target is written: None (a temporary file put in its place), "stream" (a FIFO,
     a character device, a socket: written as it is), "file" (a regular file reached through
-    /dev/fd or /proc, such as /dev/stdout redirected to a file: truncated and written)."""
+    /dev/fd or /proc, such as /dev/stdout redirected to a file: appended to)."""
     try:
         status = os.stat(target)  # follows links
     except FileNotFoundError:

@@ -76,21 +76,23 @@ def test_a_link_is_followed_and_stays_a_link(tmp_path: Path) -> None:
     assert dangling.is_symlink() and "a.png" in (tmp_path / "made" / "by_link.md").read_text()
 
 
-@pytest.mark.parametrize("redirect", ["pipe", "file"])
+@pytest.mark.parametrize("redirect", ["pipe", "file", "appended file"])
 def test_dev_stdout_is_written_through(tmp_path: Path, redirect: str) -> None:
     script = (
-        "from desktop.core.ocr.export import write_file; from pathlib import Path;"
-        "write_file(Path('/dev/stdout'), '{\"a\": 1}', 'json')"
+        "import sys; from desktop.core.ocr.export import write_file; from pathlib import Path;"
+        "print('before', flush=True); write_file(Path('/dev/stdout'), '{\"a\": 1}', 'json')"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     out = tmp_path / "out.json"
-    with out.open("wb") as file:
+    out.write_bytes(b"earlier\n" if redirect == "appended file" else b"")
+    with out.open("ab") as file:  # `>>`; for a fresh empty file the same as `>`
         stdout = subprocess.PIPE if redirect == "pipe" else file
         run = subprocess.run([sys.executable, "-c", script], stdout=stdout, env=env, timeout=60,
                              stderr=subprocess.PIPE)  # fmt: skip
     assert run.returncode == 0, run.stderr
     written = run.stdout if redirect == "pipe" else out.read_bytes()
-    assert written == b'{"a": 1}\n'
+    earlier = b"earlier\n" if redirect == "appended file" else b""
+    assert written == earlier + b'before\n{"a": 1}\n'  # nothing before it overwritten
     assert os.path.exists("/dev/stdout")
 
 
