@@ -19,7 +19,7 @@ from cli_runner import desklens
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService
 from desktop.core.remote.config import ServerConfig
-from desktop.core.remote.engine import RemoteEngine, make_client
+from desktop.core.remote.engine import CHARS_PER_TOKEN, RemoteEngine, chunk_limit, make_client
 from desktop.core.remote.limits import ERROR_BODY_BYTES, LINE_BYTES
 
 MODEL = "hostile-vl"
@@ -136,7 +136,8 @@ def ask(server: Hostile, tokens: int = 1024, read_timeout_s: float = 60.0, silen
 @pytest.mark.parametrize("tokens", [1, 50, 300])
 def test_an_endless_stream_ends_at_the_clients_max_new_tokens(hostile: Hostile, tokens: int):
     answer = ask(hostile, tokens)
-    assert answer.text == "word " * tokens and answer.finish_reason == "length"
+    expected = ("word " * chunk_limit(tokens))[: tokens * CHARS_PER_TOKEN]  # whichever first
+    assert answer.text == expected and answer.finish_reason == "length"
     assert answer.cut_off is None and answer.error is None
 
 
@@ -187,7 +188,7 @@ def test_desklens_ask_holds_its_limits_and_exits_1_with_the_reason(hostile: Host
                    "--max-new-tokens", "50", env=env, timeout=60)  # fmt: skip
     assert "Traceback" not in run.stderr
     if hostile.mode == "endless":
-        assert run.returncode == 0 and run.stdout.strip() == " ".join(["word"] * 50)
+        assert run.returncode == 0 and run.stdout.strip() == " ".join(["word"] * chunk_limit(50))
     else:
         assert run.returncode == 1 and run.stdout.strip() == "Hello"
         assert "malformed chunk (content is int)" in run.stderr

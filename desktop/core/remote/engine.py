@@ -34,6 +34,15 @@ READ_TIMEOUT_S = 600.0  # a busy server may read a large image for minutes befor
 # A token is rarely longer than a few characters; an answer longer than this many characters a
 # token asked for is a server ignoring max_tokens (its words past that are not taken).
 CHARS_PER_TOKEN = 64
+
+
+def chunk_limit(max_tokens: int) -> int:
+    """Content chunks taken for an answer of `max_tokens`: a server may send a token's text in
+    two chunks (held back for a stop sequence, a character cut between tokens), so twice as
+    many and a few more; past that it is ignoring max_tokens (an endless stream)."""
+    return 2 * max_tokens + 16
+
+
 # After its first word, a server silent this long has stopped answering (a token takes well
 # under a second); the answer ends with a sentence instead of waiting out READ_TIMEOUT_S.
 SILENCE_S = 120.0
@@ -283,8 +292,9 @@ class _Reply:
         self.parts.append(piece)
         self.chars += len(piece)
         self.chunks += 1
-        if self.chunks >= self.max_tokens or self.chars >= self.max_tokens * CHARS_PER_TOKEN:
-            self.enough, self.finish = True, "length"  # a chunk is at least a token
+        too_long = self.chars >= self.max_tokens * CHARS_PER_TOKEN
+        if self.chunks >= chunk_limit(self.max_tokens) or too_long:
+            self.enough, self.finish = True, "length"
         if self.on_text is not None and piece:
             self.on_text(piece)
 
