@@ -147,10 +147,15 @@ def quantize(
         AdvancedSmoothQuantParameters,
         OverflowFix,
     )
+    from nncf.quantization.range_estimator import RangeEstimatorParametersSet
 
     model = ov.Core().read_model(path)
     advanced = AdvancedQuantizationParameters(
         overflow_fix=OverflowFix.ENABLE,  # 7-bit weights: the same integers on every CPU
+        # An activation's range: the mean over the pages of their min and max, as the earlier
+        # hand-made calibration did (NNCF's default, the extremes over all pages, left too few
+        # levels for faint and small glyphs: a lone "-" read as ".").
+        activations_range_estimator_params=RangeEstimatorParametersSet.MEAN_MINMAX,
         disable_bias_correction=True,  # the decisions are FakeQuantize layers only
         smooth_quant_alphas=AdvancedSmoothQuantParameters(convolution=-1, matmul=-1),
         # Weights keep their FakeQuantize layers (decisions_of records them); the app's build

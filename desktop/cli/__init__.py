@@ -69,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return exit_codes.INTERRUPTED
+    except BrokenPipeError:
+        from desktop.cli.common import stdout_closed
+
+        return stdout_closed()
 
 
 if __name__ == "__main__":

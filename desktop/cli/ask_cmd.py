@@ -23,11 +23,13 @@ from desktop.cli.common import (
     load_images,
     local_model_hint,
     read_images,
+    stdout_closed,
 )
 from desktop.core import paths
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService
 from desktop.core.presets import PRESETS, Preset
+from desktop.core.terminal_text import terminal_text
 from desktop.core.user_presets import find_preset, load_book
 
 if TYPE_CHECKING:
@@ -123,9 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.each:
         return run_each(service, engine, prompt, images, settings, as_json=args.json)
 
-    def stream(chunk: str) -> None:
-        sys.stdout.write(chunk)
-        sys.stdout.flush()
+    stream = _AnswerPrinter(engine)
 
     request = AskRequest(
         prompt, tuple(images), settings, hints=tuple(hints), ground_texts=grounding_texts(results)
@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     with ctrl_c_stops(engine):
         result = service.ask(request, on_text=None if args.json else stream)
     answer = result.answer
+    if stream.closed:
+        return stdout_closed()
     if answer.error:
         hint = local_model_hint() if engine.info.server else ""
         return fail(CliError(answer.error + hint, exit_codes.FAILED))
@@ -153,7 +155,28 @@ def run(args: argparse.Namespace) -> int:
             f"{where_answered(stats)}{drafted}",
             file=sys.stderr,
         )
+    if answer.cut_off is not None:  # the words came, but not as the server should send them
+        return fail(CliError(answer.cut_off, exit_codes.FAILED))
     return exit_codes.OK
+
+
+class _AnswerPrinter:
+    """Streams an answer to stdout, shown and never run; when stdout's reader leaves
+    (`| head -c 3`) the answer stops, quietly."""
+
+    def __init__(self, engine: AnswerEngine) -> None:
+        self.engine = engine
+        self.closed = False
+
+    def __call__(self, chunk: str) -> None:
+        if self.closed:
+            return
+        try:
+            sys.stdout.write(terminal_text(chunk))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.closed = True
+            self.engine.stop()
 
 
 def run_each(
@@ -168,7 +191,7 @@ def run_each(
     """One answer per image, decoded side by side; printed in the order given."""
     with ctrl_c_stops(engine):
         answers = service.ask_each(prompt, images, settings)
-    failed = next((a.error for a in answers if a.error), None)
+    failed = next((a.error or a.cut_off for a in answers if a.error or a.cut_off), None)
     if failed:
         return fail(CliError(failed, exit_codes.FAILED))
     if as_json:

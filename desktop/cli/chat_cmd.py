@@ -28,6 +28,7 @@ from desktop.cli.common import (
 )
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
+from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:
     from desktop.core.conversation.engine_protocol import AnswerEngine
@@ -153,15 +154,15 @@ def _answer(chat: Chat, question: str, images: list[LoadedImage]) -> None:
         result = chat.service.ask(request, on_text=_write)
     answer = result.answer
     if answer.error:
-        print(f"\n(error: {answer.error})", file=sys.stderr)
+        print(f"\n(error: {terminal_text(answer.error)})", file=sys.stderr)
         return
     suffix = " [stopped]" if answer.finish_reason == "stopped" else ""
     sys.stdout.write(suffix + "\n")
     sys.stdout.flush()
     for note in result.notes:
-        print(f"({note})", file=sys.stderr)
+        print(f"({terminal_text(note)})", file=sys.stderr)
 
 
 def _write(chunk: str) -> None:
-    sys.stdout.write(chunk)
+    sys.stdout.write(terminal_text(chunk))
     sys.stdout.flush()

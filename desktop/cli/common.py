@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
 from desktop.core.remote.config import ENV_KEY, ENV_URL
+from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `desklens ocr`)
     from desktop.core.conversation.engine_protocol import AnswerEngine
@@ -28,8 +31,19 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
+def stdout_closed() -> int:
+    """stdout's reader left (`desklens history list | head -1`): nothing more is written, no
+    traceback, exit 141. stdout is pointed at /dev/null so that the interpreter's last flush
+    does not complain either."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    return exit_codes.PIPE_CLOSED
+
+
 def fail(error: CliError) -> int:
-    print(f"desklens: error: {error}", file=sys.stderr)
+    print(f"desklens: error: {terminal_text(str(error))}", file=sys.stderr)
     return error.exit_code
 
 

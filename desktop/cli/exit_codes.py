@@ -7,8 +7,10 @@ from desktop.core.exit_codes import (
     INTERRUPTED,
     MODEL_PROBLEM,
     OK,
+    PIPE_CLOSED,
     TERMINATED,
     USAGE,
 )
 
-__all__ = ["FAILED", "INPUT_PROBLEM", "INTERRUPTED", "MODEL_PROBLEM", "OK", "TERMINATED", "USAGE"]
+__all__ = ["FAILED", "INPUT_PROBLEM", "INTERRUPTED", "MODEL_PROBLEM", "OK", "PIPE_CLOSED",
+           "TERMINATED", "USAGE"]  # fmt: skip

@@ -13,6 +13,7 @@ from desktop.cli.common import CliError, fail
 from desktop.core import atomic, paths
 from desktop.core.history import HistoryError, HistoryStore
 from desktop.core.history.export import FORMATS, safe_file_name, write_document
+from desktop.core.terminal_text import terminal_text
 
 HISTORY_FOLDER = "history"  # beside settings.ini in the data folder, as the app keeps it
 
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         if not (folder / "history.sqlite3").is_file():
             raise CliError(f"no chat history in {folder.parent}", exit_codes.INPUT_PROBLEM)
         with HistoryStore(folder) as store:
+            if store.notice is not None:  # a damaged history was moved aside and read back
+                print(f"desklens: {terminal_text(store.notice)}", file=sys.stderr)
             if args.action == "list":
                 return list_chats(store)
             return export_chat(store, args)
@@ -55,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 def list_chats(store: HistoryStore) -> int:
     for chat in store.list_conversations():
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(chat.updated_at))
-        print(f"{chat.id}\t{when}\t{chat.message_count} messages\t{chat.title}")
+        title = terminal_text(chat.title, lines=False)
+        print(f"{chat.id}\t{when}\t{chat.message_count} messages\t{title}")
     return exit_codes.OK
 
 

@@ -13,6 +13,7 @@ from desktop.cli.setup_progress import MODES, Reporter
 from desktop.core import paths
 from desktop.core.model_registry import find_models
 from desktop.core.model_setup.download import DEFAULT_REPO  # no network library imported yet
+from desktop.core.terminal_text import terminal_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -82,10 +83,10 @@ def list_server_models(url: str, as_json: bool, insecure: bool) -> int:
     if as_json:
         print(json.dumps({"server": config.url, "models": names}, indent=2))
     elif names:
-        print(f"Models on the server at {config.host}:")
-        print("\n".join(f"  {name}" for name in names))
+        print(f"Models on the server at {terminal_text(config.host, lines=False)}:")
+        print("\n".join(f"  {terminal_text(name, lines=False)}" for name in names))
     else:
-        print(f"The server at {config.host} offers no model.")
+        print(f"The server at {terminal_text(config.host, lines=False)} offers no model.")
     return exit_codes.OK
 
 

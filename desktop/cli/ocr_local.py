@@ -34,6 +34,7 @@ from desktop.core.ocr.model_files import OcrModelError
 from desktop.core.ocr.searchable_pdf import write_searchable
 from desktop.core.ocr.service import OcrRequest
 from desktop.core.refine import refine_to_markdown
+from desktop.core.terminal_text import terminal_text
 
 _SIGNAL_EXIT: dict[int, int] = {
     signal.SIGINT: exit_codes.INTERRUPTED,
@@ -78,7 +79,7 @@ def _refine_one(args: argparse.Namespace, files: list[Path]) -> int:
 
 
 def _write(chunk: str) -> None:
-    sys.stdout.write(chunk)
+    sys.stdout.write(terminal_text(chunk))
     sys.stdout.flush()
 
 
@@ -165,8 +166,9 @@ def _run_batch(engine: OcrEngine, args: argparse.Namespace) -> int:
             cancel=stop.event,
         )
     for path in report.refused:
-        print(f"skipped {path} (not an image or PDF)", file=sys.stderr)
-    print(_summary(report, args), file=sys.stderr)
+        print(f"skipped {terminal_text(str(path), lines=False)} (not an image or PDF)",
+              file=sys.stderr)  # fmt: skip
+    print(terminal_text(_summary(report, args)), file=sys.stderr)
     if report.write_error is not None:
         return fail(CliError(report.write_error, exit_codes.INPUT_PROBLEM))
     if stop.signal is not None:
@@ -221,4 +223,4 @@ def _print_progress(progress: BatchProgress) -> None:
         line = f"failed: {progress.message}"
     else:
         line = f"ok: {progress.path.name} ({progress.message})"
-    print(f"[{progress.done}/{progress.total}] {line}", file=sys.stderr)
+    print(f"[{progress.done}/{progress.total}] {terminal_text(line)}", file=sys.stderr)

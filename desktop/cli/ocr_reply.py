@@ -8,6 +8,7 @@ import sys
 from desktop.cli import exit_codes
 from desktop.cli.common import CliError, fail
 from desktop.core.ocr.service import OcrReply
+from desktop.core.terminal_text import terminal_text
 
 EXIT_CODES = {
     "ok": exit_codes.OK,
@@ -20,8 +21,11 @@ EXIT_CODES = {
 def print_reply(reply: OcrReply, name: str = "", fmt: str = "text") -> int:
     if reply.status != "ok":
         return fail(CliError(reply.error, EXIT_CODES.get(reply.status, exit_codes.FAILED)))
-    sys.stdout.write(reply.output + "\n")
+    # A code's payload may hold anything: on a terminal it is shown, never run.
+    output = terminal_text(reply.output) if sys.stdout.isatty() else reply.output
+    sys.stdout.write(output + "\n")
     if not reply.output.strip():  # an empty line alone reads like a failure
         what = "no table found" if fmt == "csv" else "no text found"
-        print(f"desklens: {what} in {name or 'the file'}", file=sys.stderr)
+        print(f"desklens: {what} in {terminal_text(name or 'the file', lines=False)}",
+              file=sys.stderr)  # fmt: skip
     return exit_codes.OK

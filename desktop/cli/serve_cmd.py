@@ -1,6 +1,6 @@
 """`desklens serve`: keep the OCR engine warm, so that `desklens ocr FILE` answers at once.
 
-It runs in the foreground until Ctrl+C, SIGTERM or --idle-exit: nothing is left running
+It runs in the foreground until Ctrl+C, SIGTERM, SIGHUP or --idle-exit: nothing is left running
 behind the user's back. The open desktop app offers the same service while it runs.
 """
 
@@ -11,6 +11,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -70,18 +72,30 @@ def run(args: argparse.Namespace) -> int:
         service.stop()
         return fail(exc)
     _say("ready: `desklens ocr FILE` now reads here. Ctrl+C stops the service.")
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        reason = _wait(service, stop, args.idle_exit)
+        with _stopped_by_signals() as stop:
+            reason = _wait(service, stop, args.idle_exit)
     except KeyboardInterrupt:
         reason = "interrupted"
     finally:
         if api is not None:
             api.stop()
         service.stop()
-        signal.signal(signal.SIGTERM, previous)
     return _stopped(service, reason)
+
+
+@contextmanager
+def _stopped_by_signals() -> Iterator[threading.Event]:
+    """SIGTERM, and SIGHUP (the terminal closed, a service manager's reload), set the event:
+    the service stops as asked, streams end with their [DONE], ocr.sock and ocr.key go."""
+    stop = threading.Event()
+    numbers = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in numbers}
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _stopped(service: OcrService, reason: str) -> int:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,10 +54,10 @@ def atomic_file(
 ) -> Iterator[IO]:
     """An open temporary file that replaces `path` when the block ends without an error.
 
-    `mode` is "w" (UTF-8 text) or "wb". The new file gets the usual permissions (0666 less
-    the umask), or 0600 when `private` (a secret: it is never readable by others, not even
-    between its creation and the rename). `suffix` ends the temporary file's name (so that
-    a store can find its own leftovers).
+    `mode` is "w" (UTF-8 text), "wb" or "w+b" (read back before the rename). The new file
+    gets the usual permissions (0666 less the umask), or 0600 when `private` (a secret: it is
+    never readable by others, not even between its creation and the rename). `suffix` ends
+    the temporary file's name (so that a store can find its own leftovers).
     """
     target = Path(path)
     temporary: Path | None = None
@@ -107,6 +109,72 @@ def write_with(path: str | os.PathLike, save: Callable[[IO[bytes]], None]) -> Pa
     with atomic_file(path, "wb") as file:
         save(file)
     return Path(path)
+
+
+def write_output(
+    path: str | os.PathLike,
+    save: Callable[[IO[bytes]], object],
+    check: Callable[[IO[bytes]], object] | None = None,
+) -> Path:
+    """A file the user asked for, whole and where asked: `save` writes it, `check` reads it
+    back (raising ValueError or OSError when it is not a whole file of its kind) before it is
+    put in place. A regular or absent target is replaced by a temporary file beside it; a link
+    is followed and its target written so; a FIFO, a terminal or /dev/stdout is written
+    through (never replaced by a file); a folder or a block device is refused (WriteError)."""
+    target = Path(path)
+    through = _written_through(target)
+    if through is None:
+        real = Path(os.path.realpath(target)) if target.is_symlink() else target
+        with atomic_file(real, "w+b", mkdir=True) as file:
+            save(file)
+            _check(real, file, check)
+        return target
+    with tempfile.TemporaryFile(prefix=TEMP_PREFIX) as staged:
+        try:
+            save(staged)
+            _check(target, staged, check)
+            staged.seek(0)
+            # A file behind /dev/stdout is appended to: what the shell's `>` or `>>` and the
+            # process wrote before stays (a new open of /proc/self/fd/1 starts at offset 0).
+            flags = os.O_WRONLY | os.O_NOCTTY | (os.O_APPEND if through == "file" else 0)
+            with os.fdopen(os.open(target, flags), "wb") as out:
+                shutil.copyfileobj(staged, out)
+        except OSError as exc:
+            raise (exc if isinstance(exc, WriteError) else WriteError(target, exc)) from exc
+    return target
+
+
+def _written_through(target: Path) -> str | None:
+    """How a target is written: None (a temporary file put in its place), "stream" (a FIFO,
+    a character device, a socket: written as it is), "file" (a regular file reached through
+    /dev/fd or /proc, such as /dev/stdout redirected to a file: appended to)."""
+    try:
+        status = os.stat(target)  # follows links
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise WriteError(target, exc) from exc
+    if stat.S_ISDIR(status.st_mode):
+        raise WriteError(target, IsADirectoryError(errno.EISDIR, "it is a folder"))
+    if stat.S_ISBLK(status.st_mode):
+        raise WriteError(target, OSError(errno.EPERM, "it is a disk, not a file"))
+    if not stat.S_ISREG(status.st_mode):
+        return "stream"
+    real = os.path.realpath(target)
+    descriptor = str(target).startswith(("/dev/", "/proc/")) or real.startswith("/proc/")
+    return "file" if descriptor else None
+
+
+def _check(target: Path, file: IO[bytes], check: Callable[[IO[bytes]], object] | None) -> None:
+    if check is None:
+        return
+    file.flush()
+    file.seek(0)
+    try:
+        check(file)
+    except Exception as exc:  # each reader has its own errors: any of them means damaged
+        reason = f"the file written did not read back whole ({exc})"
+        raise WriteError(target, OSError(errno.EIO, reason)) from exc
 
 
 def _read_umask() -> int:

@@ -85,6 +85,9 @@ class Answer:
     finish_reason: FinishReason
     stats: AnswerStats = field(default_factory=AnswerStats)
     error: str | None = None
+    # Why a kept answer ended early through no choice of the user (a server cut it, flooded,
+    # sent a malformed chunk): its words stay, and a front end says this sentence.
+    cut_off: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -7,4 +7,5 @@ USAGE = 2
 MODEL_PROBLEM = 3
 INPUT_PROBLEM = 4  # an input that cannot be read, or an output that cannot be written
 INTERRUPTED = 130  # Ctrl+C (128 + SIGINT)
+PIPE_CLOSED = 141  # stdout's reader left (`| head`): as a shell reports a SIGPIPE death
 TERMINATED = 143  # SIGTERM (128 + SIGTERM), after saying what was finished

@@ -216,15 +216,15 @@ def _open_and_decode(file: BinaryIO, label: str) -> Image.Image:
     except ImageError as exc:
         if not _text_too_large(exc.__cause__):
             raise
-    # A PNG whose text metadata (zTXt, iTXt) unpacks beyond Pillow's bound: the pixels are
-    # fine, so they are read without the metadata (which DeskLens never uses).
+    # A PNG whose text metadata (zTXt, iTXt) or colour profile (iCCP) unpacks beyond Pillow's
+    # bound: the pixels are fine, so they are read without them (DeskLens uses neither).
     file.seek(0)
     with _translated_errors(label), Image.open(_png_without_text(file, label)) as opened:
         return _decode(opened, label, owned=True)
 
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_PNG_TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
+_PNG_TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt", b"iCCP")  # what Pillow inflates under its bound
 
 
 def _text_too_large(cause: BaseException | None) -> bool:
@@ -233,8 +233,8 @@ def _text_too_large(cause: BaseException | None) -> bool:
 
 
 def _png_without_text(file: BinaryIO, label: str) -> io.BytesIO:
-    """The PNG in `file` with its text chunks left out (read chunk by chunk, skipped by
-    seeking: a text chunk's data is never held in memory)."""
+    """The PNG in `file` with its text chunks and colour profile left out (read chunk by
+    chunk, skipped by seeking: a left-out chunk's data is never held in memory)."""
     if file.read(8) != _PNG_SIGNATURE:
         raise ImageError(f"{_quote(label)} is damaged or incomplete and could not be decoded.")
     kept = io.BytesIO()

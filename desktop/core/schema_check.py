@@ -20,8 +20,45 @@ def schema_problem(schema: dict) -> str | None:
             f"is too large ({values} values; at most {MAX_SCHEMA_VALUES}): describe the answer "
             "with fewer branches or enum values"
         )
-    problem = _compile_problem(schema)
+    problem = _circular_reference(schema) or _compile_problem(schema)
     return f"cannot be used: {problem}" if problem else None
+
+
+def _circular_reference(schema: dict) -> str:
+    """A `$ref` that leads, through nothing but `$ref`s, back to itself ({"$ref": "#"}): no
+    value matches it, and the grammar compiler accepts it only to fail when an answer starts."""
+    for start in _nodes(schema):
+        node: object = start
+        seen: list[int] = []
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and len(node) == 1:
+            if id(node) in seen:
+                return f"its $ref {node['$ref']!r} refers only to itself"
+            seen.append(id(node))
+            node = _local(schema, node["$ref"])
+    return ""
+
+
+def _nodes(value: object) -> list[dict]:
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _local(schema: dict, ref: str) -> object:
+    """The value a local `$ref` ("#", "#/$defs/a") points at; None for any other."""
+    if not ref.startswith("#"):
+        return None
+    value: object = schema
+    for part in filter(None, ref[1:].split("/")):
+        key = part.replace("~1", "/").replace("~0", "~")
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def _count_values(value: object) -> int:

@@ -18,6 +18,7 @@ import os
 import re
 import socket
 import stat
+import struct
 import sys
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
@@ -61,7 +62,8 @@ def platform_problem(environ: Mapping[str, str] | None = None) -> str | None:
         if not env.get("DISPLAY"):
             return (
                 f"DeskLens cannot open its window: WAYLAND_DISPLAY={env['WAYLAND_DISPLAY']} "
-                "names no running Wayland compositor and DISPLAY is not set. Start it from a "
+                "names no running Wayland compositor (none answered within "
+                f"{WAYLAND_ANSWER_S:g} s) and DISPLAY is not set. Start it from a "
                 "desktop session, or use the command line (`desklens --help`)."
             )
     return _x11_problem(env)
@@ -130,7 +132,9 @@ def wayland_socket(env: Mapping[str, str]) -> Path | None:
 
 
 def wayland_answers(env: Mapping[str, str]) -> bool:
-    """True when a compositor listens on the socket WAYLAND_DISPLAY names."""
+    """True when a compositor answers on the socket WAYLAND_DISPLAY names: it is asked for a
+    wl_display.sync and must reply within WAYLAND_ANSWER_S (a socket that accepts and then
+    stays silent would hang Qt's Wayland plugin with no word)."""
     path = wayland_socket(env)
     try:
         if path is None or not stat.S_ISSOCK(path.stat().st_mode):
@@ -138,12 +142,19 @@ def wayland_answers(env: Mapping[str, str]) -> bool:
     except OSError:
         return False
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(2)
+        probe.settimeout(WAYLAND_ANSWER_S)
         try:
             probe.connect(str(path))
-        except OSError:
+            probe.sendall(_WAYLAND_SYNC)
+            return len(probe.recv(8)) > 0
+        except OSError:  # refused, or silent past the timeout
             return False
-    return True
+
+
+# wl_display (object 1) request 0, sync, with the new wl_callback's id 2: 12 bytes, native
+# byte order (the protocol's). A compositor replies with the callback's `done` at once.
+_WAYLAND_SYNC = struct.pack("=III", 1, (12 << 16) | 0, 2)
+WAYLAND_ANSWER_S = 2.0
 
 
 def forget_dead_wayland(environ: MutableMapping[str, str] | None = None) -> None:

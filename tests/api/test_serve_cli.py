@@ -37,7 +37,10 @@ def test_usage_errors_come_before_any_loading(tmp_path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name == "nt", reason="POSIX signals")
-def test_serve_api_answers_the_openai_client_and_stops_on_sigterm(tiny_ir, tmp_path, sample_image):
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGHUP])
+def test_serve_api_answers_the_openai_client_and_stops_on_a_signal(
+    tiny_ir, tmp_path, sample_image, stop_signal
+):
     port = free_port()
     env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen(
@@ -60,9 +63,10 @@ def test_serve_api_answers_the_openai_client_and_stops_on_sigterm(tiny_ir, tmp_p
             model="desklens", messages=[user_message("Hi", sample_image)], max_tokens=4
         )
         assert answer.usage.completion_tokens >= 1
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop_signal)
         assert process.wait(timeout=60) == 0
         assert "stopped (terminated)" in process.stderr.read()
+        assert not [p.name for p in tmp_path.iterdir() if p.name in ("ocr.sock", "ocr.key")]
     finally:
         if process.poll() is None:
             process.kill()

@@ -97,15 +97,20 @@ def _png(before: list[bytes], after: list[bytes], *, cut: int = 0) -> bytes:
 HUGE = zlib.compress(b"x" * (50 << 20), 9)  # 50 MB of metadata in ~50 kB
 ZTXT = _chunk(b"zTXt", b"Comment\0\0" + HUGE)
 ITXT = _chunk(b"iTXt", b"XML:com.adobe.xmp\0\1\0\0\0" + HUGE)
+ICCP = _chunk(b"iCCP", b"Display P3\0\0" + HUGE)  # a colour profile inflating to 50 MB
 MANY = [_chunk(b"zTXt", b"k%d\0\0" % i + zlib.compress(b"y" * (900 << 10))) for i in range(80)]
 
 
 @pytest.mark.parametrize(
     "before, after",
-    [([ZTXT], []), ([ITXT], []), ([], [ZTXT]), ([ZTXT, ITXT], [ZTXT]), (MANY, [])],
-    ids=["zTXt", "iTXt", "zTXt after the pixels", "several", "80 of 900 kB"],
-)
-def test_a_png_with_huge_text_metadata_is_read_without_it(tmp_path, before, after):
+    [([ZTXT], []), ([ITXT], []), ([], [ZTXT]), ([ZTXT, ITXT], [ZTXT]), (MANY, []), ([ICCP], []),
+     ([ICCP, ZTXT], [ITXT])],
+    ids=["zTXt", "iTXt", "zTXt after the pixels", "several", "80 of 900 kB", "iCCP",
+         "iCCP and text"],
+)  # fmt: skip
+def test_a_png_with_huge_text_metadata_or_colour_profile_is_read_without_it(
+    tmp_path, before, after
+):
     data = _png(before, after)
     for source in (data, tmp_path / "meta.png"):
         if not isinstance(source, bytes):

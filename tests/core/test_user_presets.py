@@ -78,3 +78,25 @@ def test_readability_of_stored_json_ignores_what_is_not_ours():
     page = {"lines": [{"text": " 41 ", "box": [0, 0, 800, 30]}], "unsure_lines": 4}
     assert readability_of_json(json.dumps({"pages": [page, page]})).failed
     assert not readability_of_json(json.dumps({"lines": [], "unsure_lines": 2})).failed
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#"},
+        {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}},
+        {"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}},
+    ],
+)
+def test_a_schema_that_refers_only_to_itself_names_the_preset(schema):
+    book = PresetBook((UserPreset("Loop", "Fill it in.", None, schema),))
+    said = r"^Your prompt 'Loop' has a JSON schema that cannot be used: its \$ref '.*' refers"
+    with pytest.raises(ValueError, match=said + r" only to itself\."):
+        find_preset("Loop", book)
+
+
+def test_a_recursive_schema_with_a_type_is_usable():
+    children = {"type": "array", "items": {"$ref": "#"}}
+    tree = {"type": "object", "properties": {"name": {"type": "string"}, "children": children}}
+    book = PresetBook((UserPreset("Tree", "As a tree.", None, tree),))
+    assert find_preset("Tree", book).settings.json_schema == tree

@@ -228,3 +228,12 @@ def test_the_app_icon_and_the_source_root_are_found(qtbot):
     assert APP_ICON_SVG.is_file() and APP_ICON_PNG.is_file()
     assert not app_icon().isNull()
     assert (SOURCE_ROOT / "convert.py").is_file()
+
+
+def test_the_notice_shows_a_servers_control_and_bidi_characters_as_escapes(qtbot):
+    from desktop.gui.widgets.notice import Notice
+
+    notice = Notice()
+    qtbot.addWidget(notice)
+    notice.show_message("The server failed: \x1b]0;pwned\x07 invoice\u202efdp.exe", error=True)
+    assert notice.label.text() == r"The server failed: \x1b]0;pwned\x07 invoice\u202efdp.exe"

@@ -52,15 +52,60 @@ def test_the_display_is_checked_unless_another_platform_is_chosen(
         assert problem is None
 
 
-@pytest.fixture
-def compositor(tmp_path: Path):
-    """A listening Unix socket where a Wayland compositor's would be."""
+def stand_in_compositor(path: Path, answers: bool):
+    """A Unix socket where a Wayland compositor's would be, served on a thread: it answers a
+    wl_display.sync with the callback's `done` (or, `answers` False, accepts and stays silent)."""
     import socket
+    import struct
+    import threading
 
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
-        listener.bind(str(tmp_path / "wayland-7"))
-        listener.listen(4)
+    done = threading.Event()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(4)
+    listener.settimeout(0.2)
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            held.append(client)
+            if answers and len(client.recv(12)) == 12:
+                client.sendall(struct.pack("=III", 2, (12 << 16) | 0, 1))
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    return done, thread, listener, held
+
+
+@pytest.fixture(params=[True])
+def compositor(tmp_path: Path, request: pytest.FixtureRequest):
+    done, thread, listener, held = stand_in_compositor(tmp_path / "wayland-7", request.param)
+    try:
         yield tmp_path / "wayland-7"
+    finally:
+        done.set()
+        thread.join(timeout=10)
+        for client in held:
+            client.close()
+        listener.close()
+
+
+@pytest.mark.parametrize("compositor", [False], indirect=True)
+def test_a_wayland_socket_that_accepts_but_never_answers_is_a_sentence(compositor: Path) -> None:
+    import time
+
+    env = {"XDG_RUNTIME_DIR": str(compositor.parent), "WAYLAND_DISPLAY": "wayland-7"}
+    started = time.monotonic()
+    problem = platform_check.platform_problem(env)
+    assert time.monotonic() - started < platform_check.WAYLAND_ANSWER_S + 3
+    assert problem is not None and "WAYLAND_DISPLAY=wayland-7 names no running" in problem
+    assert "answered within 2 s" in problem
+    platform_check.forget_dead_wayland(env)
+    assert "WAYLAND_DISPLAY" not in env  # with an X server, Qt goes there instead
 
 
 def test_a_live_wayland_socket_is_left_to_qt(compositor: Path) -> None:

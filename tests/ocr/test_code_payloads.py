@@ -148,3 +148,19 @@ def test_gs1_dates_follow_the_sliding_century_window() -> None:
                                   "MECARD:", "BEGIN:VCARD\nEND:VCARD"])  # fmt: skip
 def test_plain_text_and_empty_shells_have_no_payload(text: str) -> None:
     assert parse_payload(text) is None
+
+
+def test_a_codes_control_and_bidi_characters_are_shown_in_text_and_kept_in_json() -> None:
+    from desktop.core.ocr.code_payloads import parse_payload
+    from desktop.core.ocr.codes import OcrCode, codes_block
+
+    tricky = "invoice\u202efdp.exe\x1b[2J"
+    wifi = "WIFI:T:WPA;S:Home\u202e;P:pa\x07ss;;"
+    codes = [OcrCode("QR", tricky, (0, 0, 9, 9)),
+             OcrCode("QR", wifi, (0, 20, 9, 29), payload=parse_payload(wifi))]  # fmt: skip
+    for markdown in (False, True):
+        block = codes_block(codes, markdown=markdown)
+        assert "\u202e" not in block and "\x1b" not in block and "\x07" not in block
+        assert r"QR: invoice\u202efdp.exe\x1b[2J" in block
+        assert r"Home\u202e" in block
+    assert codes[0].to_dict()["text"] == tricky  # the data as decoded

@@ -108,7 +108,7 @@ def test_a_searchable_pdf_of_an_image_has_its_words_on_their_glyphs(
 ) -> None:
     image_path, out = tmp_path / "letter.png", tmp_path / "letter.pdf"
     drawn = words_page(image_path, face_key)
-    document = write_searchable(engine, image_path, out)
+    document = write_searchable(engine, image_path, out).document
 
     pdf = pdfium.PdfDocument(str(out))
     page = pdf[0]
@@ -161,7 +161,7 @@ def test_a_scanned_pdf_gains_a_text_layer_and_pages_with_text_pass_through(
             return engine.extract(image)
 
     out = tmp_path / "searchable.pdf"
-    document = write_searchable(Counting(), mixed, out)  # type: ignore[arg-type]
+    document = write_searchable(Counting(), mixed, out).document  # type: ignore[arg-type]
     assert len(calls) == 1  # the typed page is not read again
     assert [page.text_layer for page in document.pages] == [True, False]
     assert out.read_bytes().startswith(mixed.read_bytes())  # an update after the original
@@ -240,7 +240,7 @@ def test_a_rotated_scanned_page_gets_its_text_where_it_is_shown(
     writer = PdfWriter(clone_from=scan)
     writer.pages[0].rotate(90)
     writer.write(turned)
-    document = write_searchable(engine, turned, out)
+    document = write_searchable(engine, turned, out).document
     assert document.text().startswith("Invoice 4711")
     pdf = pdfium.PdfDocument(str(out))
     page = pdf[0]

@@ -104,7 +104,8 @@ def generation_settings(body: dict) -> GenerationSettings:
         if settings.top_p == 0:
             raise invalid("'top_p' must be above 0.", "top_p")
     if body.get("seed") is not None:
-        settings.seed = int(_number(body["seed"], "seed", -(2**63), 2**63 - 1, integer=True))
+        # Non-negative: the sampler's generator takes no negative seed (a 500 before).
+        settings.seed = int(_number(body["seed"], "seed", 0, 2**63 - 1, integer=True))
     settings.json_schema = json_schema(body.get("response_format"))
     if body.get("skip_repeats") is not None:  # DeskLens's own: false reads every image block
         settings.skip_repeats = _flag(body, "skip_repeats")

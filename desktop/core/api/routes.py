@@ -14,11 +14,11 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from starlette.applications import Starlette
@@ -41,8 +41,14 @@ if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
     from desktop.core.ocr import OcrEngine
 
+T = TypeVar("T")
 MODEL_ALIAS = "desklens"  # accepted for whichever chat model is loaded
 OCR_MODEL = "desklens-ocr"
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def stopping() -> ApiError:
@@ -116,11 +122,18 @@ class ApiRoutes:
         # Images are decoded one at a time: a 100-megapixel image takes 300 MB as pixels, so
         # N requests decoding side by side would take N times that at once.
         self._decode_lane = anyio.CapacityLimiter(1)
+        # An OCR under way cannot be cut short: when the server stops, its request is answered
+        # with a 503 at once (the read finishes on its thread, unheard).
+        self._ocr_stops: dict[asyncio.Future[None], asyncio.AbstractEventLoop] = {}
+        self._stopping = False
 
     def cancel_all(self) -> None:
         """Any thread: the answers under way end at their next token (stopping the server)."""
+        self._stopping = True
         for cancel in list(self.running):
             cancel.set()
+        for stop, loop in list(self._ocr_stops.items()):
+            loop.call_soon_threadsafe(_settle, stop)
 
     async def models(self, request: Request) -> Response:
         created = int(time.time())
@@ -172,10 +185,28 @@ class ApiRoutes:
             call = await anyio.to_thread.run_sync(parse, limiter=self._decode_lane)
             after = _giving_back([call.image] if call.image else [])
             engine = await anyio.to_thread.run_sync(self.backend.ocr)
-            answer = await anyio.to_thread.run_sync(
-                ocr_api.read, engine, call, limiter=self._ocr_lane
+            answer = await self._unless_stopping(
+                anyio.to_thread.run_sync(ocr_api.read, engine, call, limiter=self._ocr_lane)
             )
         return answer.response(background=after)
+
+    async def _unless_stopping(self, work: Awaitable[T]) -> T:
+        """`work`'s result, or the JSON 503 `stopping()` as soon as the server stops."""
+        if self._stopping:
+            raise stopping()
+        loop = asyncio.get_running_loop()
+        stop: asyncio.Future[None] = loop.create_future()
+        task = asyncio.ensure_future(work)
+        self._ocr_stops[stop] = loop
+        try:
+            waiting: set[asyncio.Future[Any]] = {task, stop}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            del self._ocr_stops[stop]
+        if task.done():
+            return task.result()
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        raise stopping()
 
     def _check_model(self, name: str) -> None:
         loaded = self.backend.model_name()

@@ -8,6 +8,8 @@ import numpy as np
 
 from desktop.core.chat import GenerationSettings
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 
 class Sampler:
     def __init__(self, settings: GenerationSettings) -> None:
@@ -22,9 +24,13 @@ class Sampler:
         penalty = self.settings.repetition_penalty
         if penalty != 1.0 and len(seen):
             idx = np.unique(np.asarray(seen, dtype=np.int64))
-            picked = logits[idx]
+            picked = logits[idx].astype(np.float64)
             logits = logits.copy()
-            logits[idx] = np.where(picked > 0, picked / penalty, picked * penalty)
+            # In float64 and kept finite in float32: a penalty of 1e-300 is 0 in float32 (a
+            # division by zero), and an infinite logit would make the sampling's sums NaN.
+            with np.errstate(over="ignore", under="ignore"):
+                penalised = np.where(picked > 0, picked / penalty, picked * penalty)
+            logits[idx] = np.clip(penalised, -_FLOAT32_MAX, _FLOAT32_MAX)
         if allowed is not None:
             logits = np.where(allowed[: logits.shape[0]], logits, -np.inf)
         if self.settings.temperature <= 0:

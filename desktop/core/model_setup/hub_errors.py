@@ -91,6 +91,7 @@ def _rules() -> list[_Rule]:
             lambda f: FetchFailed(f"{f.repo} has no such revision on {f.endpoint}."),
         ),
         (_disk_full, _no_space),
+        (kind(requests.exceptions.InvalidJSONError), _not_the_hub),  # an OSError too: first
         (unreachable, _unreachable),
         (kind(hf.EntryNotFoundError), _file_missing),
         (kind(hf.HfHubHTTPError), _http_status),
@@ -139,6 +140,14 @@ def _unreachable(failure: _Failure) -> FetchFailed:
     return FetchFailed(
         f"Could not reach {failure.endpoint} ({network_reason(failure.exc)}): check the network "
         f"connection or proxy settings. {KEPT}"
+    )
+
+
+def _not_the_hub(failure: _Failure) -> FetchFailed:
+    return FetchFailed(
+        f"{failure.endpoint} answered, but not as a model hub does (an empty or non-JSON reply, "
+        "such as a redirect that names no destination): check the hub's address (HF_ENDPOINT) "
+        "or the proxy, and try again."
     )
 
 

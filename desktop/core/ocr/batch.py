@@ -140,7 +140,7 @@ def run_batch(
         outcome = _read_one_safely(
             engine, path, cancel, _searchable_target(out_dir, stems[index], fmt), report
         )
-        if cancelled():
+        if cancelled() and not outcome.written:
             report.cancelled = True  # this file may be cut short: neither counted nor written
             break
         report.outcomes.append(outcome)
@@ -152,6 +152,9 @@ def run_batch(
         )
         if report.write_error is not None:
             break
+        if cancelled():  # asked to stop as this file's searchable PDF was put in place
+            report.cancelled = True
+            break
     _write_combined(report, combined)
     return report
 
@@ -162,7 +165,7 @@ def _write_outputs(
     if outcome.document is None:
         return
     if out_dir is None or FORMATS[fmt].from_source:  # nothing to write, or written already
-        outcome.written = True
+        outcome.written = outcome.written or out_dir is None
         return
     try:
         outcome.outputs = write_document(outcome.document, out_dir, stem, fmt)
@@ -211,10 +214,12 @@ def _read_one(
     """Reads the file; with `searchable`, writes its searchable PDF there as it reads."""
     started = time.perf_counter()
     try:
+        written = False
         if searchable is None:
             document = read_document(engine, path, cancel)
         else:
-            document = write_searchable(engine, path, searchable, cancel=cancel)
+            made = write_searchable(engine, path, searchable, cancel=cancel)
+            document, written = made.document, made.written
     except (OcrModelError, WriteError):
         raise
     except ImageError as exc:
@@ -222,8 +227,9 @@ def _read_one(
     except Exception as exc:  # an OpenVINO failure on one odd file must not end the batch
         error = f'"{path.name}" could not be read: {describe(exc)}'
         return FileOutcome(path, error=error, seconds=time.perf_counter() - started)
-    outputs = [searchable] if searchable is not None else []
-    return FileOutcome(path, document, seconds=time.perf_counter() - started, outputs=outputs)
+    outputs = [searchable] if searchable is not None and written else []
+    seconds = time.perf_counter() - started
+    return FileOutcome(path, document, seconds=seconds, outputs=outputs, written=written)
 
 
 def _summary(outcome: FileOutcome) -> str:

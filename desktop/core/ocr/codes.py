@@ -21,10 +21,11 @@ payments, GS1) are spelled out beside the raw text (`code_payloads.py`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.ocr.code_payloads import Payload, parse_payload
+from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,10 +79,13 @@ class OcrCode:
 
 def codes_block(codes: list[OcrCode], *, markdown: bool) -> str:
     """One "KIND: text" line per code (links as Markdown autolinks), a structured payload's
-    fields under it ("  Network: Home"; a list in Markdown); "" when there are none."""
+    fields under it ("  Network: Home"; a list in Markdown); "" when there are none. A code
+    holds whatever its maker put in: control and bidi characters are shown as escapes
+    (`invoice\\u202efdp.exe`, never "invoiceexe.pdf"); the JSON keeps the text as decoded."""
     lines = []
     for code in codes:
-        text = f"<{code.text}>" if markdown and code.is_link else code.text
+        shown = terminal_text(code.text, lines=False)
+        text = f"<{shown}>" if markdown and code.is_link else shown
         lines.append(f"{code.kind}: {text}")
         if code.payload is None:
             continue
@@ -97,8 +101,8 @@ def codes_block(codes: list[OcrCode], *, markdown: bool) -> str:
 def _field(value: str, markdown: bool) -> str:
     """A field's value on its line (a vCard note or address may hold line breaks)."""
     if markdown and _LINK.match(value):
-        return f"<{value}>"
-    return value.replace("\n", " / ")
+        return f"<{terminal_text(value, lines=False)}>"
+    return terminal_text(value.replace("\r\n", "\n").replace("\n", " / "), lines=False)
 
 
 def with_codes(text: str, codes: list[OcrCode], *, markdown: bool) -> str:
@@ -108,27 +112,85 @@ def with_codes(text: str, codes: list[OcrCode], *, markdown: bool) -> str:
 
 
 def find_codes(gray: np.ndarray) -> list[OcrCode]:
-    """The QR codes and barcodes of a grey page (uint8, H x W), top to bottom."""
+    """The QR codes and barcodes of a grey page (uint8, H x W), top to bottom.
+
+    zxing-cpp refuses an image longer than 65,535 px on a side (a scrolling capture, a strip):
+    such a page is searched in overlapping pieces along its long side, each within the limit;
+    a code read in two pieces' overlap is kept once."""
     import numpy as np
-    import zxingcpp
 
     if gray.size == 0:
         return []
-    formats = [getattr(zxingcpp.BarcodeFormat, name) for name in FORMATS]
     sample = gray[:: max(1, gray.shape[0] // 64), :: max(1, gray.shape[1] // 64)]
     dark = float(np.median(sample)) < DARK_PAGE
+    height, width = gray.shape[:2]
+    codes: set[OcrCode] = set()
+    for top, left in _pieces(height, width):
+        piece = gray[top : top + MAX_SEARCH_SIDE, left : left + MAX_SEARCH_SIDE]
+        for code in _search(piece, dark):
+            codes.add(_moved(code, left, top, width, height))
+    return sorted(_distinct(codes), key=lambda code: (code.box[1], code.box[0], code.text))
+
+
+# zxing-cpp's own limit on either side; longer pages are searched in pieces that overlap by
+# PIECE_OVERLAP px (more than any code a screen draws is long), so a code cut by one piece's
+# edge is whole in the next.
+MAX_SEARCH_SIDE = 65_535
+PIECE_OVERLAP = 4_096
+
+
+def _pieces(height: int, width: int) -> list[tuple[int, int]]:
+    """The (top, left) corners of the pieces to search: one for any page within the limit."""
+
+    def starts(length: int) -> list[int]:
+        if length <= MAX_SEARCH_SIDE:
+            return [0]
+        step = MAX_SEARCH_SIDE - PIECE_OVERLAP
+        count = -(-(length - PIECE_OVERLAP) // step)
+        return [min(i * step, length - MAX_SEARCH_SIDE) for i in range(count)]
+
+    return [(top, left) for top in starts(height) for left in starts(width)]
+
+
+def _search(gray: np.ndarray, dark: bool) -> list[OcrCode]:
+    import zxingcpp
+
     found = zxingcpp.read_barcodes(
         gray,
         # A sequence, as zxing-cpp 3 asks (`|` is deprecated); its stubs still want the set.
-        formats=formats,  # type: ignore[arg-type]
+        formats=[getattr(zxingcpp.BarcodeFormat, name) for name in FORMATS],  # type: ignore[arg-type]
         try_rotate=True,
         try_downscale=False,
         try_invert=dark,
         text_mode=zxingcpp.TextMode.HRI,
     )
     height, width = gray.shape[:2]
-    codes = {_code(barcode, width, height) for barcode in found if barcode.valid}
-    return sorted(codes, key=lambda code: (code.box[1], code.box[0], code.text))
+    return [_code(barcode, width, height) for barcode in found if barcode.valid]
+
+
+def _moved(code: OcrCode, dx: int, dy: int, width: int, height: int) -> OcrCode:
+    """A code found in a piece, in the whole page's pixels."""
+    if not (dx or dy):
+        return code
+    left, top, right, bottom = code.box
+    box = (left + dx, top + dy, min(right + dx, width), min(bottom + dy, height))
+    position = tuple((x + dx, y + dy) for x, y in code.position)
+    return replace(code, box=box, position=position)
+
+
+def _distinct(codes: set[OcrCode]) -> list[OcrCode]:
+    """One of each code read twice in two pieces' overlap (same kind and text, boxes meet)."""
+    kept: list[OcrCode] = []
+    for code in sorted(codes, key=lambda code: code.box):
+        if not any(_same(code, other) for other in kept):
+            kept.append(code)
+    return kept
+
+
+def _same(one: OcrCode, other: OcrCode) -> bool:
+    a, b = one.box, other.box
+    meet = a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+    return meet and (one.kind, one.text) == (other.kind, other.text)
 
 
 def _code(barcode: zxingcpp.Barcode, width: int, height: int) -> OcrCode:

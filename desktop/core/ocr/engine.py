@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -28,6 +29,19 @@ from desktop.core.ocr.strips import check_readable
 # every line of the benchmark's screenshots fits (widest: 3,572, small text across 1366 px);
 # a longer line pays the first-time cost of its width once.
 PRIMED_LINE_WIDTH = 3584
+
+
+log = logging.getLogger(__name__)
+
+
+def _codes_of(gray: np.ndarray, source_name: str) -> list[OcrCode]:
+    """The page's codes; a failure of the code search (the reader's limits, its memory)
+    costs the codes only, never the text read."""
+    try:
+        return find_codes(gray)
+    except Exception as exc:  # zxing-cpp's limits, its memory: any of them
+        log.warning("QR code and barcode search skipped on %s: %s", source_name or "a page", exc)
+        return []
 
 
 class OcrEngine:
@@ -110,7 +124,7 @@ class OcrEngine:
         """Lay fragments out; `gray` (the page's pixels) lets drawn table grids and QR codes
         and barcodes be found."""
         grids = find_table_grids(gray) if gray is not None and fragments else []
-        codes = find_codes(gray) if gray is not None else []
+        codes = _codes_of(gray, source_name) if gray is not None else []
         layout = arrange(_outside_codes(fragments, codes), grids)
         return OcrResult(
             lines=layout.lines,

@@ -8,10 +8,13 @@ disk raises `WriteError` naming the file and leaves no truncated output that loo
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from desktop.core import atomic
 from desktop.core.ocr.models import OcrDocument
@@ -33,6 +36,8 @@ class OutputFormat:
     data: Callable[[Sequence[OcrDocument]], bytes] | None = None  # a file made from documents
     # --combined FILE: every document in one file of this format (None: not offered)
     combined: Callable[[Sequence[OcrDocument]], str | bytes] | None = None
+    # reads a written file back (raising when it is not whole) before it is put in place
+    check: Callable[[IO[bytes]], object] | None = None
 
 
 def _csv(document: OcrDocument) -> str:
@@ -59,22 +64,53 @@ def _combined_json(documents: Sequence[OcrDocument]) -> str:
     return json.dumps([d.to_dict() for d in documents], ensure_ascii=False, indent=2)
 
 
+def check_utf8(file: IO[bytes]) -> str:
+    return file.read().decode("utf-8")
+
+
+def check_json(file: IO[bytes]) -> object:
+    return json.loads(check_utf8(file))
+
+
+def check_csv(file: IO[bytes]) -> object:
+    return list(csv.reader(io.StringIO(check_utf8(file), newline="")))
+
+
+def check_xlsx(file: IO[bytes]) -> object:
+    from openpyxl import load_workbook
+
+    workbook = load_workbook(file, read_only=True)
+    try:
+        return [list(sheet.iter_rows(values_only=True)) for sheet in workbook.worksheets]
+    finally:
+        workbook.close()
+
+
+def check_pdf(file: IO[bytes]) -> int:
+    from pypdf import PdfReader
+
+    pages = len(PdfReader(file, strict=True).pages)
+    if not pages:
+        raise ValueError("no pages")
+    return pages
+
+
 _XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 FORMATS: dict[str, OutputFormat] = {
     f.name: f
     for f in (
         OutputFormat("text", ".txt", "Plain text (*.txt)", "text/plain",
-                     text=OcrDocument.text, combined=_combined_text),
+                     text=OcrDocument.text, combined=_combined_text, check=check_utf8),
         OutputFormat("md", ".md", "Markdown (*.md)", "text/markdown",
-                     text=OcrDocument.markdown, combined=_combined_markdown),
+                     text=OcrDocument.markdown, combined=_combined_markdown, check=check_utf8),
         OutputFormat("json", ".json", "JSON (*.json)", "application/json",
-                     text=OcrDocument.to_json, combined=_combined_json),
+                     text=OcrDocument.to_json, combined=_combined_json, check=check_json),
         OutputFormat("csv", ".csv", "CSV, tables only (*.csv)", "text/csv", tables_only=True,
-                     text=_csv),
+                     text=_csv, check=check_csv),
         OutputFormat("xlsx", ".xlsx", "Excel workbook, a sheet per table (*.xlsx)", _XLSX_TYPE,
-                     binary=True, data=_xlsx, combined=_xlsx),
+                     binary=True, data=_xlsx, combined=_xlsx, check=check_xlsx),
         OutputFormat("pdf", ".pdf", "Searchable PDF (*.pdf)", "application/pdf", binary=True,
-                     from_source=True),  # searchable_pdf.py, as the input is read
+                     from_source=True, check=check_pdf),  # searchable_pdf.py, as it is read
     )
 }  # fmt: skip
 FORMATS_BY_EXTENSION = {f.extension: f for f in FORMATS.values()}
@@ -112,15 +148,15 @@ def write_document(document: OcrDocument, folder: Path, stem: str, fmt: str) -> 
     written = []
     if FORMATS[fmt].data is not None:
         main = folder / f"{stem}{FORMATS[fmt].extension}"
-        atomic.write_bytes(main, render_bytes([document], fmt), mkdir=True)
+        write_file(main, render_bytes([document], fmt), fmt)
         return [main]
     if not FORMATS[fmt].tables_only:
         main = folder / f"{stem}{FORMATS[fmt].extension}"
-        _write(main, render(document, fmt))
+        write_file(main, render(document, fmt), fmt)
         written.append(main)
     for number, table in enumerate(document.tables, start=1):
         csv_path = folder / f"{stem}.table{number}.csv"
-        _write(csv_path, table.csv().rstrip("\n"))
+        write_file(csv_path, table.csv().rstrip("\n"), "csv")
         written.append(csv_path)
     return written
 
@@ -139,13 +175,13 @@ def write_combined(documents: Sequence[OcrDocument], path: Path) -> Path:
     combine = FORMATS[format_for_path(path)].combined
     if combine is None:
         raise ValueError(f"{combined_problem(path)}.")
-    content = combine(documents)
-    if isinstance(content, bytes):
-        atomic.write_bytes(path, content, mkdir=True)
-    else:
-        _write(path, content)
+    write_file(path, combine(documents), format_for_path(path))
     return path
 
 
-def _write(path: Path, content: str) -> None:
-    atomic.write_text(path, content + "\n", mkdir=True)
+def write_file(path: Path, content: str | bytes, fmt: str) -> Path:
+    """One output file (text gets its final newline), read back as its format before it is
+    put in place; a FIFO, /dev/stdout or a link is written through (`atomic.write_output`).
+    Raises WriteError."""
+    data = content if isinstance(content, bytes) else (content + "\n").encode("utf-8")
+    return atomic.write_output(path, lambda file: file.write(data), FORMATS[fmt].check)

@@ -37,6 +37,7 @@ from pypdf.generic import (
 from desktop.core import atomic
 from desktop.core.images import PDF_EXTENSION, LoadedImage, load_image
 from desktop.core.ocr import text_layer
+from desktop.core.ocr.export import check_pdf
 from desktop.core.ocr.models import OcrDocument, OcrResult
 from desktop.core.ocr.pdf import PageCallback, PdfError, open_pdf, page_scale, read_page
 
@@ -58,6 +59,14 @@ class PageImage:
     gray: bool = False  # the JPEG has one channel
 
 
+@dataclass(frozen=True)
+class Searchable:
+    """What `write_searchable` read, and whether its PDF was written (False: cut short)."""
+
+    document: OcrDocument
+    written: bool
+
+
 def write_searchable(
     engine: OcrEngine,
     path: Path,
@@ -65,15 +74,15 @@ def write_searchable(
     *,
     cancel: threading.Event | None = None,
     on_page: PageCallback | None = None,
-) -> OcrDocument:
+) -> Searchable:
     """Reads `path` (an image or a PDF) and writes its searchable PDF to `out`, whole or not at
-    all. Returns what was read. Raises ImageError (PdfError) for unusable input, WriteError."""
+    all (not when `cancel` cuts it short). Raises ImageError (PdfError), WriteError."""
     if path.suffix.lower() == PDF_EXTENSION:
         return _pdf_to_searchable(engine, path, out, cancel, on_page)
     page = page_image(path)
     result = engine.extract(page.image)
     _save(out, lambda file: image_pdf(page, result, file))
-    return OcrDocument(source_name=path.name, pages=[result])
+    return Searchable(OcrDocument(source_name=path.name, pages=[result]), written=True)
 
 
 def page_image(path: Path) -> PageImage:
@@ -119,7 +128,7 @@ def _pdf_to_searchable(
     out: Path,
     cancel: threading.Event | None,
     on_page: PageCallback | None,
-) -> OcrDocument:
+) -> Searchable:
     name = path.name
     pages: list[OcrResult] = []
     font: IndirectObject | None = None
@@ -128,7 +137,7 @@ def _pdf_to_searchable(
         total = len(document)
         for index in range(total):
             if cancel is not None and cancel.is_set():
-                return OcrDocument(source_name=name, pages=pages)  # cut short: not written
+                return Searchable(OcrDocument(source_name=name, pages=pages), written=False)
             page = document[index]
             try:
                 result = read_page(engine, page, name, index + 1)
@@ -143,8 +152,16 @@ def _pdf_to_searchable(
                 _add_overlay(writer, index, overlay, font)
             if on_page is not None:
                 on_page(index + 1, total)
-    _save(out, lambda file: _write_update(writer, path, file))
-    return OcrDocument(source_name=name, pages=pages)
+    if font is None:  # no page got a text layer: the file is its own searchable PDF
+        _save(out, lambda file: _copy(path, file))
+    else:
+        _save(out, lambda file: _write_update(writer, path, file))
+    return Searchable(OcrDocument(source_name=name, pages=pages), written=True)
+
+
+def _copy(source: Path, file: IO[bytes]) -> None:
+    with source.open("rb") as original:
+        shutil.copyfileobj(original, file)
 
 
 def _write_update(writer: PdfWriter, source: Path, file: IO[bytes]) -> None:
@@ -361,8 +378,8 @@ def _dpi(value: object) -> float:
 
 
 def _save(out: Path, write: Callable[[IO[bytes]], object]) -> None:
-    with atomic.atomic_file(out, "wb", mkdir=True) as file:
-        write(file)
+    """Read back as a PDF before it is put in place; a FIFO or /dev/stdout written through."""
+    atomic.write_output(out, write, check_pdf)
 
 
 def _numbers(*values: float) -> str:

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -28,6 +27,10 @@ from desktop.core.ocr.models import OcrDocument, OcrTable
 
 _SHEET_NAME_LIMIT = 31  # Excel's limit
 _SHEET_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+# What XML 1.0 cannot hold (controls but tab and line breaks, U+FFFE/U+FFFF, lone surrogates):
+# a workbook holding one does not open. Sheet names lose every control character.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _MAX_COLUMN_WIDTH = 60
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 NO_TABLE_SHEET = "Text"
@@ -116,7 +119,7 @@ def tsv_text(rows: Sequence[Sequence[str]]) -> str:
 
 def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
     widths: dict[int, int] = {}
-    values = cell_values([[ILLEGAL_CHARACTERS_RE.sub("", text) for text in row] for row in rows])
+    values = cell_values([[_NOT_XML.sub("", text) for text in row] for row in rows])
     for row_number, row in enumerate(rows, start=1):
         for column, text in enumerate(row, start=1):
             value, number_format = values[row_number - 1][column - 1]
@@ -133,7 +136,8 @@ def _fill(sheet: Worksheet, rows: Sequence[Sequence[str]]) -> None:
 
 
 def _sheet_name(name: str, used: set[str]) -> str:
-    base = _SHEET_FORBIDDEN.sub("_", name).strip("'")[:_SHEET_NAME_LIMIT] or "Table"
+    base = _SHEET_FORBIDDEN.sub("_", _CONTROL.sub("", name)).strip("' ")[:_SHEET_NAME_LIMIT]
+    base = base.strip("' ") or "Table"
     candidate, number = base, 1
     while candidate.casefold() in used:
         number += 1

@@ -20,6 +20,7 @@ from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSetti
 from desktop.core.conversation.engine_protocol import ModelInfo, Preparation
 from desktop.core.remote.config import ServerConfig, check_config
 from desktop.core.remote.errors import RemoteError, describe_failure
+from desktop.core.remote.limits import BadReply, CappedTransport
 from desktop.core.remote.messages import ImageUrls, chat_messages, request_options
 
 if TYPE_CHECKING:
@@ -30,16 +31,35 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 600.0  # a busy server may read a large image for minutes before its first word
+# A token is rarely longer than a few characters; an answer longer than this many characters a
+# token asked for is a server ignoring max_tokens (its words past that are not taken).
+CHARS_PER_TOKEN = 64
 
 
-def make_client(config: ServerConfig) -> openai.OpenAI:
+def chunk_limit(max_tokens: int) -> int:
+    """Content chunks taken for an answer of `max_tokens`: a server may send a token's text in
+    two chunks (held back for a stop sequence, a character cut between tokens), so twice as
+    many and a few more; past that it is ignoring max_tokens (an endless stream)."""
+    return 2 * max_tokens + 16
+
+
+# After its first word, a server silent this long has stopped answering (a token takes well
+# under a second); the answer ends with a sentence instead of waiting out READ_TIMEOUT_S.
+SILENCE_S = 120.0
+
+
+def make_client(config: ServerConfig, *, read_timeout_s: float = READ_TIMEOUT_S) -> openai.OpenAI:
+    """The openai client over `CappedTransport`: a line, an error body and an answer capped."""
+    import httpx2
     import openai
 
+    timeout = openai.Timeout(read_timeout_s, connect=CONNECT_TIMEOUT_S)
     return openai.OpenAI(
         base_url=config.url,
         api_key=config.api_key or "none",  # the client insists on one; open servers ignore it
         max_retries=0,  # a refusal is said at once, with its Retry-After, not waited out
-        timeout=openai.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        timeout=timeout,
+        http_client=httpx2.Client(transport=CappedTransport(), timeout=timeout),
     )
 
 
@@ -58,8 +78,15 @@ def list_models(config: ServerConfig) -> list[str]:
 
 
 class RemoteEngine:
-    def __init__(self, config: ServerConfig, client: openai.OpenAI | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        client: openai.OpenAI | None = None,
+        *,
+        silence_s: float = SILENCE_S,
+    ) -> None:
         self.config = config
+        self._silence_s = silence_s
         self._client = client or make_client(config)
         self._urls = ImageUrls()
         self._stopping = threading.Event()
@@ -111,7 +138,7 @@ class RemoteEngine:
         settings = settings or GenerationSettings()
         self._stopping.clear()
         messages = chat_messages(conversation, question, images, self._urls)
-        reply = _Reply(time.perf_counter(), on_text)
+        reply = _Reply(time.perf_counter(), on_text, settings.max_new_tokens)
         try:
             self._stream_into(reply, messages, settings)
         except Exception as exc:
@@ -185,10 +212,30 @@ class RemoteEngine:
         if self._stopping.is_set():
             stream.close()
             return
-        for chunk in stream:
-            reply.take(chunk)
-            if self._stopping.is_set():
-                break
+        done = threading.Event()
+        watcher = threading.Thread(target=self._watch_silence, args=(reply, stream, done))
+        watcher.start()
+        try:
+            for chunk in stream:
+                reply.take(chunk)
+                if self._stopping.is_set() or reply.enough:
+                    break
+        finally:
+            done.set()
+            watcher.join()
+        if reply.enough:
+            stream.close()
+
+    def _watch_silence(
+        self, reply: _Reply, stream: openai.Stream[ChatCompletionChunk], done: threading.Event
+    ) -> None:
+        """Cuts the stream of a server silent for `silence_s` after its first chunk."""
+        while not done.wait(min(1.0, self._silence_s / 4)):
+            if reply.last_at is not None and time.perf_counter() - reply.last_at > self._silence_s:
+                reply.silent_s = self._silence_s
+                with contextlib.suppress(Exception):
+                    _shut_down(stream)
+                return
 
 
 def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
@@ -202,32 +249,61 @@ def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
 class _Reply:
     """What one streamed answer has brought so far."""
 
-    def __init__(self, started: float, on_text: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, started: float, on_text: Callable[[str], None] | None, max_tokens: int
+    ) -> None:
         self.started = started
         self.on_text = on_text
+        self.max_tokens = max_tokens  # held here too: a server may ignore the request's
+        self.chars = 0
+        self.enough = False  # as many tokens as were asked for: the rest is not read
         self.parts: list[str] = []
         self.first_at: float | None = None
+        self.last_at: float | None = None  # when the last chunk came
+        self.silent_s: float | None = None  # set when the server fell silent mid-answer
         self.chunks = 0
         self.finish: str | None = None
         self.usage: Any = None
         self.failure: str | None = None
 
     def take(self, chunk: ChatCompletionChunk) -> None:
+        """One chunk; BadReply for one that is not what the API says a chunk is."""
+        self.last_at = time.perf_counter()
         if getattr(chunk, "usage", None) is not None:
             self.usage = chunk.usage
-        for choice in chunk.choices or ():
-            piece = choice.delta.content if choice.delta is not None else None
+        choices = chunk.choices or ()
+        if not isinstance(choices, (list, tuple)):
+            raise BadReply(f"it sent a malformed chunk (choices is {type(choices).__name__})")
+        for choice in choices:
+            delta = getattr(choice, "delta", None)
+            piece = getattr(delta, "content", None)
+            if piece is not None and not isinstance(piece, str):
+                raise BadReply(f"it sent a malformed chunk (content is {type(piece).__name__})")
             if piece:
-                if self.first_at is None:
-                    self.first_at = time.perf_counter()
-                self.parts.append(piece)
-                self.chunks += 1
-                if self.on_text is not None:
-                    self.on_text(piece)
-            if choice.finish_reason:
-                self.finish = choice.finish_reason
+                self._add(piece)
+            if getattr(choice, "finish_reason", None):
+                self.finish = str(choice.finish_reason)
+
+    def _add(self, piece: str) -> None:
+        if self.first_at is None:
+            self.first_at = time.perf_counter()
+        room = self.max_tokens * CHARS_PER_TOKEN - self.chars
+        piece = piece[: max(room, 0)]
+        self.parts.append(piece)
+        self.chars += len(piece)
+        self.chunks += 1
+        too_long = self.chars >= self.max_tokens * CHARS_PER_TOKEN
+        if self.chunks >= chunk_limit(self.max_tokens) or too_long:
+            self.enough, self.finish = True, "length"
+        if self.on_text is not None and piece:
+            self.on_text(piece)
 
     def answer(self, host: str, *, stopped: bool) -> Answer:
+        if self.silent_s is not None:
+            self.failure = (
+                f"The server at {host} fell silent for {self.silent_s:g} s in the middle of "
+                "the answer; it stops there."
+            )
         text = "".join(self.parts)
         stats = AnswerStats(server=host)
         generated = getattr(self.usage, "completion_tokens", None) or self.chunks
@@ -243,4 +319,4 @@ class _Reply:
             reason = "stopped"
         elif self.finish == "length":
             reason = "length"
-        return Answer(text, reason, stats)
+        return Answer(text, reason, stats, cut_off=None if stopped else self.failure)

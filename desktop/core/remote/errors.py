@@ -22,8 +22,15 @@ def describe_failure(exc: BaseException, host: str, model: str = "") -> str:
     """The sentence for an exception of the openai client (or the HTTP layer under it)."""
     import openai
 
+    from desktop.core.remote.limits import BadReply
+
     if isinstance(exc, RemoteError):
         return str(exc)
+    bad = next((e for e in _chain(exc) if isinstance(e, BadReply)), None)
+    if bad is not None:
+        return f"The answer from the server at {host} stops here: {bad}."
+    if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
+        return f"The server at {host} sent a chunk that is not JSON; the answer stops there."
     if isinstance(exc, openai.APIStatusError):
         return _status_sentence(exc, host, model)
     if isinstance(exc, openai.APITimeoutError):

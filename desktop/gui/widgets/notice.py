@@ -8,6 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
+from desktop.core.terminal_text import terminal_text
 from desktop.gui.widgets.basics import flat_button, text_label
 
 INFO_MS = 8000
@@ -51,7 +52,7 @@ class Notice(QFrame):
     ) -> None:
         """`persistent` notices stay until dismissed (where a damaged history went)."""
         self.dismiss()
-        self.label.setText(text)
+        self.label.setText(terminal_text(text))  # a server's words: bidi overrides shown
         self.setProperty("kind", "error" if error else "info")
         self.style().unpolish(self)
         self.style().polish(self)

@@ -1,0 +1,70 @@
+"""A model server is untrusted input: what it sends is capped before the openai client reads it.
+
+The openai client reads an error body whole and joins a `data:` line until its newline, so a
+server could fill the memory with one 200 MB line or body. Every response passes through
+`CappedTransport`: an error body is cut at ERROR_BODY_BYTES (its message is a sentence's worth),
+a stream ends with `BadReply` (a sentence) at a line longer than LINE_BYTES or an answer past
+STREAM_BYTES. The answer's length in tokens is held by the engine (`_Reply`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2
+
+LINE_BYTES = 1 << 20  # one SSE line (one event's JSON): a chunk of a few tokens is < 1 KB
+STREAM_BYTES = 64 << 20  # a whole streamed answer, its JSON framing included
+ERROR_BODY_BYTES = 64 << 10  # an error's body: its message is read from the first 64 KB
+
+
+class BadReply(Exception):
+    """The server sent more than the client takes, or what it cannot be: str() ends the sentence
+    "The server at HOST ..." ('it sent a line longer than 1 MB')."""
+
+
+class CappedTransport(httpx2.HTTPTransport):
+    """httpx2 (the openai client's HTTP layer), every response body capped (the docstring above)."""
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = super().handle_request(request)
+        stream = response.stream
+        assert isinstance(stream, httpx2.SyncByteStream)
+        if response.status_code >= 400:
+            response.stream = _Capped(stream, total=ERROR_BODY_BYTES, cut=True)
+        else:
+            response.stream = _Capped(stream, total=STREAM_BYTES, line=LINE_BYTES)
+        return response
+
+
+class _Capped(httpx2.SyncByteStream):
+    def __init__(
+        self,
+        inner: httpx2.SyncByteStream,
+        *,
+        total: int,
+        line: int | None = None,
+        cut: bool = False,
+    ) -> None:
+        self.inner, self.total, self.line, self.cut = inner, total, line, cut
+
+    def __iter__(self) -> Iterator[bytes]:
+        seen, since_newline = 0, 0
+        for part in self.inner:
+            if seen + len(part) > self.total:
+                if self.cut:  # an error body: its start is enough
+                    yield part[: self.total - seen]
+                    return
+                raise BadReply(f"it sent more than {self.total >> 20} MB for one answer")
+            seen += len(part)
+            if self.line is not None:
+                newline = max(part.rfind(b"\n"), part.rfind(b"\r"))
+                since_newline = (
+                    len(part) - newline - 1 if newline >= 0 else since_newline + len(part)
+                )
+                if since_newline > self.line:
+                    raise BadReply(f"it sent a line longer than {self.line >> 20} MB")
+            yield part
+
+    def close(self) -> None:
+        self.inner.close()
