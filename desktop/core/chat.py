@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # no imaging stack for plain data
@@ -10,6 +11,16 @@ if TYPE_CHECKING:  # no imaging stack for plain data
 
 # How an answer ended: the end-of-turn token, the token budget, a stop request, or an error.
 FinishReason = Literal["eos", "length", "stopped", "error"]
+
+
+class ErrorKind(str, Enum):
+    """Why an answer failed: the history keeps it, the API maps it to an HTTP status."""
+
+    NO_MODEL = "no_model"  # no model loaded (or a server that cannot be reached)
+    IMAGE = "image"  # an image could not be read, or the model cannot use it
+    CONTEXT = "context"  # the question does not fit the model's context
+    SCHEMA = "schema"  # the JSON schema asked for cannot be used
+    FAILED = "failed"  # the model failed while answering (or the cause is not known)
 
 
 class ImageLike(Protocol):
@@ -85,6 +96,7 @@ class Answer:
     finish_reason: FinishReason
     stats: AnswerStats = field(default_factory=AnswerStats)
     error: str | None = None
+    error_kind: ErrorKind | None = None  # why it failed (None: not said: a plain failure)
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,8 @@ from PIL import ImageOps
 from desktop.core.chat import Conversation, GenerationSettings, Turn
 from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
 from desktop.core.engine import EngineConfig, VLMEngine
-from desktop.core.history import HistoryError
+from desktop.core.history import ErrorKind, HistoryError, Role
+from desktop.core.history.export import conversation_markdown
 from desktop.core.history.handle import ChatHandle
 from desktop.core.images import ImageError, LoadedImage, load_image
 from devkit.tiny_models import EXACT
@@ -131,7 +132,14 @@ def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engi
     assert "Line 2" in lines
     assert result.prompt == f"Answer briefly.\n\n{lines}\n\nQuestion: What is the total?"
     stored = store.messages(request.chat.id)[0]
-    assert (stored.text, stored.typed) == (result.prompt, "What is the total?")
+    assert (stored.text, stored.prompt) == ("What is the total?", result.prompt)
+    assert (stored.asked.grounded, stored.asked.system, stored.asked.settings) == (
+        True,
+        True,
+        SETTINGS,
+    )
+    exported = conversation_markdown("Chat", store.messages(request.chat.id), str)
+    assert "What is the total?" in exported and "Line 2" not in exported  # the typed words
     # A retry sends the stored prompt as it is: composed no second time, not stored again.
     retry = request.retry(result)
     assert retry.question == result.prompt and retry.ground is None and retry.system == ""
@@ -182,11 +190,26 @@ def test_a_prepared_question_feeds_only_the_question_and_answers_the_same(engine
     assert result.answer.stats.input_tokens < 16  # the question and the assistant header
 
 
-def test_without_an_engine_the_ask_is_an_error_sentence_and_nothing_is_stored(store, image):
+def test_without_an_engine_the_question_is_kept_with_its_error_for_a_retry(store, image):
+    """A question asked while no model (or no server) is there survives a restart, with the
+    error its Retry answers (issue 37: it was gone)."""
     service = ConversationService(None, store)
     chat = ChatHandle()
-    result = service.ask(AskRequest("Hi?", (image,), SETTINGS, chat=chat))
-    assert result.answer.error == service.no_model and chat.id is None
+    result = service.ask(AskRequest("Hi?", (image,), SETTINGS, chat=chat, preset="json"))
+    assert result.answer.error == service.no_model
+    assert result.answer.error_kind is ErrorKind.NO_MODEL
+    question, error = store.messages(chat.id)
+    assert (question.text, question.asked.preset, question.asked.settings) == (
+        "Hi?",
+        "json",
+        SETTINGS,
+    )
+    assert (question.id, error.id) == (result.user_message_id, result.answer_message_id)
+    assert (error.role, error.text, error.error_kind) == (
+        Role.ERROR,
+        service.no_model,
+        ErrorKind.NO_MODEL,
+    )
     service.set_engine(None, "The model in /m could not be loaded: broken.")
     assert service.ask(AskRequest("Hi?")).answer.error.startswith("The model in /m")
     assert service.prepare(PrepareRequest((image,))) is None

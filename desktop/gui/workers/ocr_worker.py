@@ -127,6 +127,7 @@ class OcrWorker(QObject):
                 outcome.text.text,
                 [image],
                 stats=outcome.text.stats(),
+                ocr=outcome.text.stored(),
             ).id
         except HistoryError as exc:
             logger.warning("OCR result not saved: %s", exc)
