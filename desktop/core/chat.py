@@ -23,6 +23,15 @@ class ErrorKind(str, Enum):
     FAILED = "failed"  # the model failed while answering (or the cause is not known)
 
 
+class Unanswerable(ValueError):
+    """The question cannot be answered as asked (too long for the context, an image the model
+    cannot use, a schema that cannot be followed); `kind` says which, str() says it."""
+
+    def __init__(self, message: str, kind: ErrorKind) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 class ImageLike(Protocol):
     """What the engine needs of an image: pixels and a content key (images.LoadedImage)."""
 
