@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from desktop.core.draft_texts import draft_hints
 
 if TYPE_CHECKING:
     from desktop.core.images import LoadedImage
@@ -46,16 +49,27 @@ def grounded_prompt(
     images: Sequence[LoadedImage],
     ocr: Callable[[], OcrEngine] | None,
     system: str = "",
-) -> str:
-    """Runs the fast OCR on `images` (when `ocr` is given) and composes the prompt. An OCR
-    that fails leaves the question without its grounding rather than failing the answer."""
+) -> GroundedPrompt:
+    """Runs the fast OCR on `images` (when `ocr` is given) and composes the prompt; the OCR's
+    text also drafts the answer, which often copies it. An OCR that fails leaves the question
+    without its grounding rather than failing the answer."""
     texts: list[str] = []
+    drafts: list[str] = []
     if ocr is not None and images:
         from desktop.core.ocr import grounding_text
 
         try:
             engine = ocr()
-            texts = [grounding_text(engine.extract(image)) for image in images]
+            results = [engine.extract(image) for image in images]
         except Exception:  # OpenVINO raises plain RuntimeErrors; the answer still runs
             logger.exception("the fast OCR for a grounded question failed")
-    return compose_question(question, system=system, ocr_texts=texts)
+        else:
+            texts = [grounding_text(result) for result in results]
+            drafts = draft_hints(results)
+    return GroundedPrompt(compose_question(question, system=system, ocr_texts=texts), tuple(drafts))
+
+
+@dataclass(frozen=True)
+class GroundedPrompt:
+    prompt: str
+    drafts: tuple[str, ...] = ()  # the OCR's text in the forms the answer may copy

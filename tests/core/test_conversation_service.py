@@ -146,6 +146,34 @@ def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engi
     assert retry.user_message_id == result.user_message_id and retry.chat is request.chat
 
 
+class RecordingEngine:
+    """The tiny engine, recording the drafting hints each ask gets."""
+
+    def __init__(self, engine) -> None:
+        self.engine, self.hints = engine, []
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def ask(self, conversation, question, images, settings, on_text=None, hints=()):
+        self.hints.append(list(hints))
+        return self.engine.ask(conversation, question, images, settings, on_text, hints)
+
+
+def test_a_grounded_question_drafts_from_the_ocr_it_ran(engine, image):
+    """Issue 37: the OCR run for "Use the extracted text" was put before the question but not
+    offered to the drafter, which the answer (often copying it) would gain from."""
+    from desktop.core.draft_texts import draft_hints
+
+    recording, ocr = RecordingEngine(engine), CountingOcr()
+    request = AskRequest("Total?", (image,), SETTINGS, ground=lambda: ocr, hints=("given",))
+    assert ConversationService(recording).ask(request).answer.ok
+    expected = draft_hints([ocr.engine.extract(image)])
+    assert expected and recording.hints == [["given", *expected]] and ocr.calls == 1
+    ConversationService(recording).ask(AskRequest("Total?", (image,), SETTINGS))
+    assert recording.hints[-1] == []  # not grounded: no OCR, no drafts from it
+
+
 def test_ground_texts_given_by_the_caller_go_before_the_question(engine, image):
     result = ConversationService(engine).ask(
         AskRequest("Total?", (image,), SETTINGS, ground_texts=("A 1", "B 2"))

@@ -20,7 +20,7 @@ from desktop.core.conversation.models import AskRequest, AskResult, PrepareReque
 from desktop.core.history import AskedWith, ErrorKind, Finish, HistoryError, Role
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
-from desktop.core.question_context import compose_question, grounded_prompt
+from desktop.core.question_context import GroundedPrompt, compose_question, grounded_prompt
 
 if TYPE_CHECKING:
     from desktop.core.conversation.engine_protocol import AnswerEngine, Preparation
@@ -102,7 +102,8 @@ class ConversationService:
         except ImageError as exc:  # nothing is stored: the images are what is missing
             failed = Answer("", "error", error=str(exc), error_kind=ErrorKind.IMAGE)
             return AskResult(request, failed, request.question)
-        prompt = self._compose(request, images)
+        composed = self._compose(request, images)
+        prompt = composed.prompt
         saving = _Saving(None)
         self._resolve(request, saving)
         if request.rewind_from is not None and saving.conversation_id is not None:
@@ -120,7 +121,8 @@ class ConversationService:
         conversation = self._conversation_for(request, saving.conversation_id)
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
-        answer = self._answer(engine, conversation, prompt, images, request, cancel, on_text)
+        hints = [*request.hints, *composed.drafts]
+        answer = self._answer(engine, conversation, prompt, images, request, hints, cancel, on_text)
         notes = conversation.notes[notes_before:]
         turn = conversation.turns[-1] if conversation.turns else None
         turn = turn if turn is not last_turn else None
@@ -163,13 +165,15 @@ class ConversationService:
     # --- internals -----------------------------------------------------------------------
 
     @staticmethod
-    def _compose(request: AskRequest, images: Sequence[LoadedImage]) -> str:
+    def _compose(request: AskRequest, images: Sequence[LoadedImage]) -> GroundedPrompt:
+        """The prompt; a question grounded here also drafts from the OCR it ran."""
         if request.ground is not None:
             return grounded_prompt(request.question, images, request.ground, request.system)
         if request.ground_texts or request.system:
             texts = request.ground_texts
-            return compose_question(request.question, system=request.system, ocr_texts=texts)
-        return request.question
+            composed = compose_question(request.question, system=request.system, ocr_texts=texts)
+            return GroundedPrompt(composed)
+        return GroundedPrompt(request.question)
 
     @staticmethod
     def _answer(
@@ -178,6 +182,7 @@ class ConversationService:
         prompt: str,
         images: list[LoadedImage],
         request: AskRequest,
+        hints: list[str],
         cancel: threading.Event | None,
         on_text: Callable[[str], None] | None,
     ) -> Answer:
@@ -190,7 +195,6 @@ class ConversationService:
             if on_text is not None:
                 on_text(chunk)
 
-        hints = list(request.hints)
         return engine.ask(conversation, prompt, images, request.settings, streamed, hints)
 
     def _resolve(self, request: AskRequest, saving: _Saving) -> None:

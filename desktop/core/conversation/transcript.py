@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import AnswerStats, ErrorKind, GenerationSettings
 from desktop.core.conversation.models import AskRequest, QuestionImage
+from desktop.core.draft_texts import ocr_source_texts
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.history.records import AskedWith, Finish, Role, StoredImage, StoredMessage
-from desktop.core.refine import ocr_source_texts
 
 if TYPE_CHECKING:
     from desktop.core.history.handle import ChatHandle
