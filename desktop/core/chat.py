@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # no imaging stack for plain data
@@ -10,6 +11,25 @@ if TYPE_CHECKING:  # no imaging stack for plain data
 
 # How an answer ended: the end-of-turn token, the token budget, a stop request, or an error.
 FinishReason = Literal["eos", "length", "stopped", "error"]
+
+
+class ErrorKind(str, Enum):
+    """Why an answer failed: the history keeps it, the API maps it to an HTTP status."""
+
+    NO_MODEL = "no_model"  # no model loaded (or a server that cannot be reached)
+    IMAGE = "image"  # an image could not be read, or the model cannot use it
+    CONTEXT = "context"  # the question does not fit the model's context
+    SCHEMA = "schema"  # the JSON schema asked for cannot be used
+    FAILED = "failed"  # the model failed while answering (or the cause is not known)
+
+
+class Unanswerable(ValueError):
+    """The question cannot be answered as asked (too long for the context, an image the model
+    cannot use, a schema that cannot be followed); `kind` says which, str() says it."""
+
+    def __init__(self, message: str, kind: ErrorKind) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class ImageLike(Protocol):
@@ -88,6 +108,7 @@ class Answer:
     # Why a kept answer ended early through no choice of the user (a server cut it, flooded,
     # sent a malformed chunk): its words stay, and a front end says this sentence.
     cut_off: str | None = None
+    error_kind: ErrorKind | None = None  # why it failed (None: not said: a plain failure)
 
     @property
     def ok(self) -> bool:

@@ -28,11 +28,12 @@ _TABLES = {
     "conversations": ("id", "title", "created_at", "updated_at"),
     "messages": (
         "id", "conversation_id", "role", "text", "answer_ids", "stats", "stopped", "created_at",
-        "typed",
+        "typed", "prompt", "preset", "settings", "grounded", "with_system", "finish",
+        "error_kind", "ocr_markdown", "ocr_json",
     ),
     "message_images": ("message_id", "position", "digest", "name", "width", "height"),
 }  # fmt: skip
-_JSON_COLUMNS = ("answer_ids", "stats")
+_JSON_COLUMNS = ("answer_ids", "stats", "settings")
 # Rowids probed one by one after a failed scan: beyond any real history, bounded in time.
 MAX_PROBED_ROWS = 200_000
 
@@ -42,6 +43,7 @@ class Recovery:
     conversations: int
     messages: int
     damaged_copy: Path
+    older_schema: bool = False  # the rows are as schema 1 or 2 wrote them: upgrade them
 
     def notice(self) -> str:
         """What the user is told (until they dismiss it)."""
@@ -68,7 +70,9 @@ def recover_into(damaged: Path, fresh: sqlite3.Connection) -> Recovery:
     except sqlite3.Error as exc:
         logger.warning("nothing recovered from %s: %s", damaged, exc)
         return Recovery(0, 0, damaged)
+    older = False
     try:
+        older = "prompt" not in _present(source, "messages", ("prompt",))
         fresh.execute("BEGIN IMMEDIATE")
         for table, columns in _TABLES.items():
             counts[table] = _copy_table(source, fresh, table, columns)
@@ -79,7 +83,7 @@ def recover_into(damaged: Path, fresh: sqlite3.Connection) -> Recovery:
         counts = dict.fromkeys(_TABLES, 0)
     finally:
         source.close()
-    return Recovery(counts["conversations"], counts["messages"], damaged)
+    return Recovery(counts["conversations"], counts["messages"], damaged, older)
 
 
 def open_failure(folder: Path, exc: BaseException) -> str:

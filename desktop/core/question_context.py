@@ -2,15 +2,18 @@
 text of the question's images ("Use the extracted text", `desklens ask --ground`). Both come
 before the question, so that reading ahead can feed them before the question is typed.
 
-The stored question is the whole prompt (what the model read), so a reopened chat replays
-exactly what the engine's KV state holds; `typed_question` gives back the words the user typed.
+The history stores the composed prompt beside the typed words (so a reopened chat replays
+exactly what the engine's KV state holds), and what was put before them as columns.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from desktop.core.draft_texts import draft_hints
 
 if TYPE_CHECKING:
     from desktop.core.images import LoadedImage
@@ -41,42 +44,32 @@ def compose_question(question: str, *, system: str = "", ocr_texts: Sequence[str
     return system + SEPARATOR + prompt
 
 
-def typed_question(prompt: str) -> str:
-    """The user's own words of a composed prompt (the prompt itself when nothing was added)."""
-    head, separator, question = prompt.rpartition(SEPARATOR + QUESTION_LABEL)
-    return question if separator and head else prompt
-
-
 def grounded_prompt(
     question: str,
     images: Sequence[LoadedImage],
     ocr: Callable[[], OcrEngine] | None,
     system: str = "",
-) -> str:
-    """Runs the fast OCR on `images` (when `ocr` is given) and composes the prompt. An OCR
-    that fails leaves the question without its grounding rather than failing the answer."""
+) -> GroundedPrompt:
+    """Runs the fast OCR on `images` (when `ocr` is given) and composes the prompt; the OCR's
+    text also drafts the answer, which often copies it. An OCR that fails leaves the question
+    without its grounding rather than failing the answer."""
     texts: list[str] = []
+    drafts: list[str] = []
     if ocr is not None and images:
         from desktop.core.ocr import grounding_text
 
         try:
             engine = ocr()
-            texts = [grounding_text(engine.extract(image)) for image in images]
+            results = [engine.extract(image) for image in images]
         except Exception:  # OpenVINO raises plain RuntimeErrors; the answer still runs
             logger.exception("the fast OCR for a grounded question failed")
-    return compose_question(question, system=system, ocr_texts=texts)
+        else:
+            texts = [grounding_text(result) for result in results]
+            drafts = draft_hints(results)
+    return GroundedPrompt(compose_question(question, system=system, ocr_texts=texts), tuple(drafts))
 
 
-def context_label(prompt: str) -> str:
-    """What was put before the typed words, said for the question's bubble ("" for nothing)."""
-    typed = typed_question(prompt)
-    if typed == prompt:
-        return ""
-    from desktop.core.ocr.grounding import NO_TEXT, OCR_MARK
-
-    head = prompt[: len(prompt) - len(typed)]
-    grounded = OCR_MARK in head or NO_TEXT in head
-    system = not head.startswith((OCR_MARK, NO_TEXT, "Image 1:"))
-    if grounded and system:
-        return "With your system prompt and the extracted text"
-    return "With the extracted text" if grounded else "With your system prompt"
+@dataclass(frozen=True)
+class GroundedPrompt:
+    prompt: str
+    drafts: tuple[str, ...] = ()  # the OCR's text in the forms the answer may copy

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import APP_NAME
-from desktop.core.history import HistoryError, HistoryStore
+from desktop.core.history import HistoryStore
 from desktop.core.paths import models_dir
 from desktop.core.remote.config import ServerConfig
 from desktop.gui.flows.asking import AskFlow, ChatParts
@@ -45,7 +45,6 @@ from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.theme import apply_theme, current_theme
 from desktop.gui.widgets.basics import release_after_menu
 from desktop.gui.widgets.drop import DropHandler
-from desktop.gui.widgets.history_view import message_widgets
 from desktop.gui.widgets.icons import app_icon, line_icon
 from desktop.gui.widgets.image_viewer import ImageViewer
 from desktop.gui.widgets.messages import ChatActions
@@ -91,6 +90,7 @@ class MainWindow(QMainWindow):
         self.local_api.apply(settings)  # off by default
         self.actions_hub = ChatActions(self)
         self._build()
+        self.chat.show_transcript(self.session.transcript, self.actions_hub)
         parts = ChatParts(
             self.session,
             self.chat,
@@ -221,18 +221,10 @@ class MainWindow(QMainWindow):
     def open_conversation(self, conversation_id: int | None) -> None:
         self.chat.clear()
         self.session.open(conversation_id)  # the flows follow (the answer is detached)
+        self.chat.show_transcript(self.session.transcript, self.actions_hub)
         if conversation_id is None:  # New chat: the last one's unsent images stay with it
             self.composer.clear_images()
             self.composer.focus_editor()
-            return
-        try:
-            messages = self.store.messages(conversation_id)
-        except HistoryError as exc:
-            self.notice.show_message(str(exc), error=True)
-            return
-        settings = self.asking.generation_settings()
-        for widget in message_widgets(messages, self.session.chat, self.actions_hub, settings):
-            self.chat.add(widget)
 
     def open_last_chat(self) -> None:
         """At start: the chat used last, as it was left (a new chat when there is none)."""

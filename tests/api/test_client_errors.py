@@ -127,3 +127,40 @@ def test_an_image_of_absurd_proportions_to_the_ocr_is_read_or_a_400(api):
     assert status in (200, 400), reply
     if status == 400:
         assert not any(word in reply["error"]["message"] for word in INTERNALS)
+
+
+def test_an_engine_error_gets_its_status_from_its_kind_not_its_words():
+    """The engine says why an answer failed (`ErrorKind`); the API no longer guesses it from
+    the sentence (issue 37), so a model failure that happens to mention a schema stays a 500."""
+    from desktop.core.api.completion import _engine_error
+    from desktop.core.chat import Answer, ErrorKind
+
+    def status(kind, words="Generation failed: out of memory."):
+        error = _engine_error(Answer("", "error", error=words, error_kind=kind))
+        return error.status, error.code, error.param
+
+    assert status(ErrorKind.CONTEXT) == (400, "context_length_exceeded", "messages")
+    assert status(ErrorKind.SCHEMA) == (400, "invalid_json_schema", "response_format")
+    assert status(ErrorKind.IMAGE) == (400, "invalid_image", "messages")
+    assert status(ErrorKind.FAILED, "the JSON schema of the -token context")[0] == 500
+    assert status(None)[0] == 500
+
+
+def test_the_engine_says_why_a_question_cannot_be_answered(tiny_engine_for_kinds):
+    from desktop.core.chat import Conversation, ErrorKind, GenerationSettings
+    from desktop.core.images import load_image
+
+    engine = tiny_engine_for_kinds
+    wide = load_image(Image.new("RGB", (4000, 10), "white"), name="strip.png")
+    answer = engine.ask(Conversation(), "What is it?", [wide], GenerationSettings(max_new_tokens=4))
+    assert answer.error_kind is ErrorKind.IMAGE and "too elongated" in answer.error
+    looping = GenerationSettings(max_new_tokens=8, json_schema={"$ref": "#"})
+    answer = engine.ask(Conversation(), "Fields?", [], looping)
+    assert answer.error_kind is ErrorKind.SCHEMA, answer
+
+
+@pytest.fixture(scope="module")
+def tiny_engine_for_kinds(tiny_ir):
+    from desktop.core.engine import VLMEngine
+
+    return VLMEngine.load(tiny_ir)

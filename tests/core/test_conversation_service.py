@@ -13,7 +13,8 @@ from PIL import ImageOps
 from desktop.core.chat import Conversation, GenerationSettings, Turn
 from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
 from desktop.core.engine import EngineConfig, VLMEngine
-from desktop.core.history import HistoryError
+from desktop.core.history import ErrorKind, HistoryError, Role
+from desktop.core.history.export import conversation_markdown
 from desktop.core.history.handle import ChatHandle
 from desktop.core.images import ImageError, LoadedImage, load_image
 from devkit.tiny_models import EXACT
@@ -131,11 +132,46 @@ def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engi
     assert "Line 2" in lines
     assert result.prompt == f"Answer briefly.\n\n{lines}\n\nQuestion: What is the total?"
     stored = store.messages(request.chat.id)[0]
-    assert (stored.text, stored.typed) == (result.prompt, "What is the total?")
+    assert (stored.text, stored.prompt) == ("What is the total?", result.prompt)
+    assert (stored.asked.grounded, stored.asked.system, stored.asked.settings) == (
+        True,
+        True,
+        SETTINGS,
+    )
+    exported = conversation_markdown("Chat", store.messages(request.chat.id), str)
+    assert "What is the total?" in exported and "Line 2" not in exported  # the typed words
     # A retry sends the stored prompt as it is: composed no second time, not stored again.
     retry = request.retry(result)
     assert retry.question == result.prompt and retry.ground is None and retry.system == ""
     assert retry.user_message_id == result.user_message_id and retry.chat is request.chat
+
+
+class RecordingEngine:
+    """The tiny engine, recording the drafting hints each ask gets."""
+
+    def __init__(self, engine) -> None:
+        self.engine, self.hints = engine, []
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def ask(self, conversation, question, images, settings, on_text=None, hints=()):
+        self.hints.append(list(hints))
+        return self.engine.ask(conversation, question, images, settings, on_text, hints)
+
+
+def test_a_grounded_question_drafts_from_the_ocr_it_ran(engine, image):
+    """Issue 37: the OCR run for "Use the extracted text" was put before the question but not
+    offered to the drafter, which the answer (often copying it) would gain from."""
+    from desktop.core.draft_texts import draft_hints
+
+    recording, ocr = RecordingEngine(engine), CountingOcr()
+    request = AskRequest("Total?", (image,), SETTINGS, ground=lambda: ocr, hints=("given",))
+    assert ConversationService(recording).ask(request).answer.ok
+    expected = draft_hints([ocr.engine.extract(image)])
+    assert expected and recording.hints == [["given", *expected]] and ocr.calls == 1
+    ConversationService(recording).ask(AskRequest("Total?", (image,), SETTINGS))
+    assert recording.hints[-1] == []  # not grounded: no OCR, no drafts from it
 
 
 def test_ground_texts_given_by_the_caller_go_before_the_question(engine, image):
@@ -182,11 +218,26 @@ def test_a_prepared_question_feeds_only_the_question_and_answers_the_same(engine
     assert result.answer.stats.input_tokens < 16  # the question and the assistant header
 
 
-def test_without_an_engine_the_ask_is_an_error_sentence_and_nothing_is_stored(store, image):
+def test_without_an_engine_the_question_is_kept_with_its_error_for_a_retry(store, image):
+    """A question asked while no model (or no server) is there survives a restart, with the
+    error its Retry answers (issue 37: it was gone)."""
     service = ConversationService(None, store)
     chat = ChatHandle()
-    result = service.ask(AskRequest("Hi?", (image,), SETTINGS, chat=chat))
-    assert result.answer.error == service.no_model and chat.id is None
+    result = service.ask(AskRequest("Hi?", (image,), SETTINGS, chat=chat, preset="json"))
+    assert result.answer.error == service.no_model
+    assert result.answer.error_kind is ErrorKind.NO_MODEL
+    question, error = store.messages(chat.id)
+    assert (question.text, question.asked.preset, question.asked.settings) == (
+        "Hi?",
+        "json",
+        SETTINGS,
+    )
+    assert (question.id, error.id) == (result.user_message_id, result.answer_message_id)
+    assert (error.role, error.text, error.error_kind) == (
+        Role.ERROR,
+        service.no_model,
+        ErrorKind.NO_MODEL,
+    )
     service.set_engine(None, "The model in /m could not be loaded: broken.")
     assert service.ask(AskRequest("Hi?")).answer.error.startswith("The model in /m")
     assert service.prepare(PrepareRequest((image,))) is None

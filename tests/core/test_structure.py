@@ -229,3 +229,50 @@ def test_the_worker_finder_finds_a_reach_past_the_controller(tmp_path):
         "def f(ocr, worker):\n    ocr.worker.extracted.connect(print)\n    worker.x\n"
     )
     assert worker_reads(source, tmp_path) == ["flow.py:2"]
+
+
+# What a message widget shows is the transcript's (desktop/core/conversation/transcript.py):
+# outside the chat view's own modules, nothing reaches a widget for a question's settings,
+# prompt or stored id, and the widgets keep none of them.
+MESSAGE_WIDGETS = {
+    "MessageWidget", "UserMessage", "AssistantMessage", "OcrMessage", "ErrorMessage",
+    "NoteMessage",
+}  # fmt: skip
+DOMAIN_ATTRIBUTES = {"message_id", "settings", "prompt", "retry_request", "result"}
+RENDERERS = {"chat_view.py", "history_view.py", "messages.py"}
+
+
+def widget_domain_reads(path: Path, root: Path = PACKAGE) -> list[str]:
+    """`path`'s imports of message widgets (a flow would then look inside one), and, in the
+    widget module itself, the domain state a widget keeps as an attribute."""
+    where = path.relative_to(root).as_posix()
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and path.name not in RENDERERS:
+            found += [f"{where}:{node.lineno}" for a in node.names if a.name in MESSAGE_WIDGETS]
+        elif isinstance(node, ast.Attribute) and path.name == "messages.py":
+            owner = node.value
+            on_self = isinstance(owner, ast.Name) and owner.id == "self"
+            if on_self and node.attr in DOMAIN_ATTRIBUTES and isinstance(node.ctx, ast.Store):
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_no_gui_module_reads_domain_state_off_a_widget():
+    found = [
+        read
+        for path in sorted((PACKAGE / "gui").rglob("*.py"))
+        for read in widget_domain_reads(path)
+    ]
+    assert found == []
+
+
+def test_the_widget_reader_finder_finds_both(tmp_path):
+    flow = tmp_path / "flow.py"
+    flow.write_text("from x import UserMessage, ChatActions\n")
+    widgets = tmp_path / "messages.py"
+    widgets.write_text(
+        "class A:\n    def f(self):\n        self.settings = 1\n        self.view = 2\n"
+    )
+    assert widget_domain_reads(flow, tmp_path) == ["flow.py:1"]
+    assert widget_domain_reads(widgets, tmp_path) == ["messages.py:3"]

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from desktop.core.history import AskedWith
 from desktop.core.ocr.readability import Readability, readability_of_json
-from desktop.core.question_context import compose_question, context_label, typed_question
+from desktop.core.question_context import compose_question
 from desktop.core.user_presets import (
     PresetBook,
     PresetError,
@@ -61,15 +62,17 @@ def test_a_damaged_file_gives_no_presets_and_says_why(tmp_path):
         find_preset("nope", loaded.book)
 
 
-def test_the_typed_words_are_recovered_from_a_composed_prompt():
+def test_the_system_prompt_and_the_ocr_text_go_before_the_question_and_are_said():
     composed = compose_question(
         "What is due?", system="Be brief.", ocr_texts=["OCR found no text in the image."]
     )
     assert composed.startswith("Be brief.\n\n") and composed.endswith("Question: What is due?")
-    assert typed_question(composed) == "What is due?"
-    assert typed_question("Question: alone") == "Question: alone"
-    assert context_label(composed) == "With your system prompt and the extracted text"
-    assert compose_question("q") == "q" and context_label("q") == ""
+    assert compose_question("q") == "q"
+    # The bubble says what was put before (stored as columns, never read back from markers).
+    both = AskedWith(grounded=True, system=True)
+    assert both.label == "With your system prompt and the extracted text"
+    assert AskedWith(grounded=True).label == "With the extracted text"
+    assert AskedWith().label == ""
 
 
 def test_readability_of_stored_json_ignores_what_is_not_ours():

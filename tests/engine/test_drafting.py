@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from desktop.core.draft_texts import joined_paragraphs, ocr_source_texts, plain_ocr_text
 from desktop.core.engine.drafting import PromptLookupDrafter, add_two_drop_one
-from desktop.core.refine import joined_paragraphs, ocr_source_texts, plain_ocr_text
 
 PAD = 999  # an image pad id: never to be proposed
 SOURCE = list(range(100, 160))  # distinct tokens: every n-gram occurs once

@@ -38,12 +38,15 @@ def test_grounding_puts_the_ocr_text_before_the_question(qtbot, launch, tiny_ir,
     fed_plain, fed_grounded = plain.answer.stats.input_tokens, grounded.answer.stats.input_tokens
     assert fed_grounded > fed_plain + 10  # the OCR lines were fed, before the question
     stored = window.store.messages(grounded.request.conversation_id)[0]
-    assert stored.text == questions[1]  # replayed as read: the KV prefix stays valid
+    assert stored.model_text == questions[1]  # replayed as read: the KV prefix stays valid
+    assert (stored.text, stored.asked.grounded) == ("What is the number?", True)
     bubble = next(m for m in window.chat.messages() if isinstance(m, UserMessage))
-    assert bubble.text() == "What is the number?" and bubble.prompt == questions[1]
+    [entry] = window.session.transcript.questions()
+    assert bubble.text() == entry.text == "What is the number?" and entry.prompt == questions[1]
+    assert bubble.entry_id == entry.id
 
     window.composer.ground_check.setChecked(False)
-    window.rewinding.edit(bubble)
+    window.rewinding.edit(bubble.entry_id)
     assert window.composer.editor.toPlainText() == "What is the number?"
 
 

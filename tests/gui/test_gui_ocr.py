@@ -113,15 +113,16 @@ def test_extracted_text_survives_a_restart_with_all_formats(qtbot, launch, tmp_p
     window.extraction.extract_all()
     qtbot.waitUntil(lambda: len(ocr_messages(window)) == 1, timeout=SIGNAL_TIMEOUT_MS)
     assert window.composer.chips() == []  # "from all" consumes the attachments
-    original = ocr_messages(window)[0].result
+    [original] = [e.ocr for e in window.session.transcript.entries if e.ocr is not None]
     window.close()
 
     again = launch(data_dir=data)
     again.sidebar.select(again.sidebar.list.item(0).data(Qt.ItemDataRole.UserRole))
     [message] = ocr_messages(again)
-    assert message.result.text == original.text
-    assert message.result.markdown == original.markdown
-    assert json.loads(message.result.json) == json.loads(original.json)
+    [entry] = [e for e in again.session.transcript.entries if e.ocr is not None]
+    assert message.text() == entry.ocr.text == original.text
+    assert entry.ocr.markdown == original.markdown
+    assert json.loads(entry.ocr.json) == json.loads(original.json)
     assert message.image.path is not None and message.image.path.is_file()
 
 

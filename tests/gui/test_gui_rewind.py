@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QToolButton
 
 from desktop.core.chat import Conversation, GenerationSettings
+from desktop.core.history import Role
 from desktop.core.images import load_image
 from desktop.gui.widgets.messages import AssistantMessage, UserMessage
 from devkit.tiny_models import EXACT
@@ -72,7 +73,9 @@ def test_regenerate_replaces_the_answer_and_the_history_agrees_after_a_restart(
     assert result.answer.ok and result.user_message_id == first.user_message_id
     assert old_answer not in window.chat.messages()
     assert [m.text() for m in shown(window, UserMessage)] == ["What is the number?"]
-    assert [m.message_id for m in shown(window, AssistantMessage)] == [result.answer_message_id]
+    answers = [e for e in window.session.transcript.entries if e.role is Role.ASSISTANT]
+    assert [e.message_id for e in answers] == [result.answer_message_id]
+    assert shown(window, AssistantMessage)[0].entry_id == answers[0].id
     assert stored_roles(window, chat_id) == [
         ("user", "What is the number?"),
         ("assistant", result.answer.text),
@@ -147,7 +150,7 @@ def test_up_in_an_empty_composer_edits_the_last_question_and_cancel_keeps_it(
 
     # Editing the first question would drop the second: saying no keeps all, and the edit.
     monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Cancel)
-    window.rewinding.edit(shown(window, UserMessage)[0])
+    window.rewinding.edit(shown(window, UserMessage)[0].entry_id)
     window.composer.editor.setPlainText("First, edited")
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
     assert len(shown(window, UserMessage)) == 2 and window.rewinding.bar.isVisible()
@@ -157,7 +160,7 @@ def test_up_in_an_empty_composer_edits_the_last_question_and_cancel_keeps_it(
 
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Up)
     assert window.composer.editor.toPlainText() == "Second question"
-    assert window.asking.editing is shown(window, UserMessage)[1]
+    assert window.asking.editing == shown(window, UserMessage)[1].entry_id
     click(qtbot, window.rewinding.bar, "Cancel")
     assert window.asking.editing is None and window.composer.editor.toPlainText() == ""
     assert len(shown(window, UserMessage)) == 2

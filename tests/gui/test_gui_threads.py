@@ -83,8 +83,9 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
     monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
     answer = next(m for m in window.chat.messages() if isinstance(m, AssistantMessage))
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
-        window.rewinding.regenerate(answer)
-    window.rewinding.edit(next(m for m in window.chat.messages() if isinstance(m, UserMessage)))
+        window.rewinding.regenerate(answer.entry_id)
+    question = next(m for m in window.chat.messages() if isinstance(m, UserMessage))
+    window.rewinding.edit(question.entry_id)
     send(qtbot, window, "Which number?")
     window.exporting.save("md", tmp_path / "chat.md")
     window.exporting.save("html", tmp_path / "chat.html")
@@ -99,7 +100,7 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
     window.sidebar.delete_conversation(other.request.conversation_id)
     window.notice.dismiss()
     qtbot.waitUntil(lambda: not window.storage.busy, timeout=SIGNAL_TIMEOUT_MS)
-    assert target.read_text(encoding="utf-8") == message.result.text
+    assert target.read_text(encoding="utf-8") == message.text()
     assert window.sidebar.list.count() == 1
 
     window.close()  # the window state is saved as it closes

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.api.errors import ApiError
 from desktop.core.api.messages import ChatCall, HistoryTurn
-from desktop.core.chat import Answer, ImageLike, Turn
+from desktop.core.chat import Answer, ErrorKind, ImageLike, Turn
 from desktop.core.conversation import AskRequest, ConversationService
 
 if TYPE_CHECKING:
@@ -162,13 +162,18 @@ def _stop_index(text: str, stops: tuple[str, ...]) -> int:
 
 
 def _engine_error(answer: Answer) -> ApiError:
-    """The engine's sentence with the status of its cause: the caller's input (too long for
-    the context, an unusable schema) or the server."""
+    """The engine's sentence with the status of its cause, by its kind: the caller's input
+    (too long for the context, an unusable schema or image) or the server."""
     message = answer.error or "Generation failed."
-    if "-token context" in message:
-        return ApiError(400, message, "context_length_exceeded", "messages")
-    if "JSON schema" in message:
-        return ApiError(400, message, "invalid_json_schema", "response_format")
-    if "too elongated" in message:  # an image the model's preprocessing cannot resize
-        return ApiError(400, message, "invalid_image", "messages")
+    caller = _CALLER_ERRORS.get(answer.error_kind) if answer.error_kind is not None else None
+    if caller is not None:
+        return ApiError(400, message, *caller)
     return ApiError(500, message, "generation_failed")
+
+
+# An error kind that is the caller's doing: its OpenAI error code and the field at fault.
+_CALLER_ERRORS = {
+    ErrorKind.CONTEXT: ("context_length_exceeded", "messages"),
+    ErrorKind.SCHEMA: ("invalid_json_schema", "response_format"),
+    ErrorKind.IMAGE: ("invalid_image", "messages"),
+}

@@ -51,6 +51,8 @@ class AskRequest:
     ground: Callable[[], OcrEngine] | None = None
     ground_texts: tuple[str, ...] = ()  # grounding already read (the CLI's OCR results)
     system: str = ""
+    preset: str | None = None  # the key of the preset asked with: stored with the question
+    typed: str | None = None  # the typed words when `question` is a stored composed prompt
 
     @property
     def conversation_id(self) -> int | None:
@@ -68,6 +70,8 @@ class AskRequest:
             follow_up=self.follow_up,
             hints=self.hints,
             user_message_id=result.user_message_id or self.user_message_id,
+            preset=self.preset,
+            typed=self.typed or self.question,
         )
 
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
 from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest
-from desktop.core.history import HistoryError, Role
+from desktop.core.history import AskedWith, ErrorKind, Finish, HistoryError, Role
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
-from desktop.core.question_context import compose_question, grounded_prompt
+from desktop.core.question_context import GroundedPrompt, compose_question, grounded_prompt
 
 if TYPE_CHECKING:
     from desktop.core.conversation.engine_protocol import AnswerEngine, Preparation
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 NO_MODEL = "No model is loaded yet. Set one up in the panel above, then ask again."
+_FINISH = {"length": Finish.LENGTH, "stopped": Finish.STOPPED}
 
 
 @dataclass
@@ -96,25 +97,32 @@ class ConversationService:
         """Answers `request`, streaming its text to `on_text`; `cancel` (any thread) stops it
         with what it has written so far."""
         engine = self._engine
-        if engine is None:  # nothing is stored: a retry can send it again
-            return AskResult(request, Answer("", "error", error=self.no_model), request.question)
         try:
             images = [source.load() for source in request.images]
-        except ImageError as exc:
-            return AskResult(request, Answer("", "error", error=str(exc)), request.question)
-        prompt = self._compose(request, images)
+        except ImageError as exc:  # nothing is stored: the images are what is missing
+            failed = Answer("", "error", error=str(exc), error_kind=ErrorKind.IMAGE)
+            return AskResult(request, failed, request.question)
+        composed = self._compose(request, images)
+        prompt = composed.prompt
         saving = _Saving(None)
         self._resolve(request, saving)
         if request.rewind_from is not None and saving.conversation_id is not None:
             self._rewind(saving, saving.conversation_id, request.rewind_from)
-        conversation = self._conversation_for(request, saving.conversation_id)
-        typed = request.question if prompt != request.question else None
-        saving.user_message_id = request.user_message_id or self._save(
-            saving, Role.USER, prompt, images=images, typed=typed
+        saving.user_message_id = request.user_message_id or self._save_question(
+            saving, request, prompt, images
         )
+        if engine is None:  # the question is kept with its error: Retry asks it once there is
+            failed = Answer("", "error", error=self.no_model, error_kind=ErrorKind.NO_MODEL)
+            self._store_answer(saving, failed, None, ())
+            return AskResult(
+                request, failed, prompt, saving.user_message_id, saving.answer_message_id,
+                save_error=saving.error,
+            )  # fmt: skip
+        conversation = self._conversation_for(request, saving.conversation_id)
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
-        answer = self._answer(engine, conversation, prompt, images, request, cancel, on_text)
+        hints = [*request.hints, *composed.drafts]
+        answer = self._answer(engine, conversation, prompt, images, request, hints, cancel, on_text)
         notes = conversation.notes[notes_before:]
         turn = conversation.turns[-1] if conversation.turns else None
         turn = turn if turn is not last_turn else None
@@ -157,13 +165,15 @@ class ConversationService:
     # --- internals -----------------------------------------------------------------------
 
     @staticmethod
-    def _compose(request: AskRequest, images: Sequence[LoadedImage]) -> str:
+    def _compose(request: AskRequest, images: Sequence[LoadedImage]) -> GroundedPrompt:
+        """The prompt; a question grounded here also drafts from the OCR it ran."""
         if request.ground is not None:
             return grounded_prompt(request.question, images, request.ground, request.system)
         if request.ground_texts or request.system:
             texts = request.ground_texts
-            return compose_question(request.question, system=request.system, ocr_texts=texts)
-        return request.question
+            composed = compose_question(request.question, system=request.system, ocr_texts=texts)
+            return GroundedPrompt(composed)
+        return GroundedPrompt(request.question)
 
     @staticmethod
     def _answer(
@@ -172,6 +182,7 @@ class ConversationService:
         prompt: str,
         images: list[LoadedImage],
         request: AskRequest,
+        hints: list[str],
         cancel: threading.Event | None,
         on_text: Callable[[str], None] | None,
     ) -> Answer:
@@ -184,7 +195,6 @@ class ConversationService:
             if on_text is not None:
                 on_text(chunk)
 
-        hints = list(request.hints)
         return engine.ask(conversation, prompt, images, request.settings, streamed, hints)
 
     def _resolve(self, request: AskRequest, saving: _Saving) -> None:
@@ -231,6 +241,18 @@ class ConversationService:
             self._conversation_id = conversation_id
         return self._conversation
 
+    def _save_question(
+        self, saving: _Saving, request: AskRequest, prompt: str, images: Sequence[LoadedImage]
+    ) -> int | None:
+        """The typed words, the composed prompt and how it was asked (for Retry, Regenerate
+        and Edit after a restart)."""
+        grounded = request.ground is not None or bool(request.ground_texts)
+        asked = AskedWith(request.settings, request.preset, grounded, bool(request.system))
+        return self._save(
+            saving, Role.USER, request.typed or request.question, images=images,
+            prompt=prompt, asked=asked,
+        )  # fmt: skip
+
     def _store_answer(
         self, saving: _Saving, answer: Answer, turn: Turn | None, notes: Sequence[str]
     ) -> None:
@@ -241,10 +263,13 @@ class ConversationService:
                 answer.text,
                 answer_ids=turn.answer_ids if turn is not None else [],
                 stats=answer.stats.to_dict(),
-                stopped=answer.finish_reason == "stopped",
+                finish=_FINISH.get(answer.finish_reason, Finish.DONE),
             )
         else:
-            saving.answer_message_id = self._save(saving, Role.ERROR, answer.error or "")
+            kind = answer.error_kind or ErrorKind.FAILED
+            saving.answer_message_id = self._save(
+                saving, Role.ERROR, answer.error or "", error_kind=kind
+            )
         for note in notes:
             self._save(saving, Role.NOTE, note)
 
@@ -257,15 +282,18 @@ class ConversationService:
         images: Sequence[LoadedImage] = (),
         answer_ids: Sequence[int] | None = None,
         stats: dict[str, Any] | None = None,
-        stopped: bool = False,
-        typed: str | None = None,
+        prompt: str | None = None,
+        asked: AskedWith | None = None,
+        finish: Finish | None = None,
+        error_kind: ErrorKind | None = None,
     ) -> int | None:
         if saving.conversation_id is None or self._store is None:
             return None  # not stored, or the chat could not be created (save_error says why)
         try:
             message = self._store.add_message(
-                saving.conversation_id, role.value, text, images, answer_ids, stats, stopped, typed
-            )
+                saving.conversation_id, role.value, text, images, answer_ids, stats,
+                prompt=prompt, asked=asked, finish=finish, error_kind=error_kind,
+            )  # fmt: skip
         except HistoryError as exc:  # the answer is still shown; only the history misses it
             saving.error = str(exc)
             return None

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from desktop.core.chat import ErrorKind, Unanswerable
+
 if TYPE_CHECKING:
     import llguidance
 
@@ -35,7 +37,9 @@ class JsonConstraint:
         )
         matcher = self._llg.LLMatcher(self._tokenizer, grammar)
         if matcher.is_error():
-            raise ValueError(f"the JSON schema cannot be used: {matcher.get_error()}")
+            raise Unanswerable(
+                f"the JSON schema cannot be used: {matcher.get_error()}", ErrorKind.SCHEMA
+            )
         return JsonMatcher(matcher, self._vocab, self._eos)
 
 
@@ -59,21 +63,30 @@ class JsonMatcher:
         if self._matcher.is_accepting():
             mask[self._eos] = True
         if not mask.any():
-            raise ValueError("the JSON schema admits no value that could be written here")
+            raise Unanswerable(
+                "the JSON schema admits no value that could be written here", ErrorKind.SCHEMA
+            )
         return mask
 
     def advance(self, token: int) -> None:
         if not self._matcher.consume_token(token):
             self._check()
-            raise ValueError("the JSON schema could not be followed past this point")
+            raise Unanswerable(
+                "the JSON schema could not be followed past this point", ErrorKind.SCHEMA
+            )
         self._taken += 1
 
     def _check(self) -> None:
         if self._matcher.is_error():
             reason = (self._matcher.get_error().strip().splitlines() or ["no reason given"])[0]
             if not self._taken:  # e.g. {"$ref": "#"}: a schema that only names itself
-                raise ValueError(f"the JSON schema describes no value to write ({reason[:200]})")
-            raise ValueError(f"the JSON schema cannot be followed ({reason[:200]})")
+                raise Unanswerable(
+                    f"the JSON schema describes no value to write ({reason[:200]})",
+                    ErrorKind.SCHEMA,
+                )
+            raise Unanswerable(
+                f"the JSON schema cannot be followed ({reason[:200]})", ErrorKind.SCHEMA
+            )
 
     @property
     def done(self) -> bool:

@@ -30,7 +30,7 @@ from desktop.core.engine.residency import release_mapped_files
 from desktop.core.engine.sequence import TokenSequence
 from desktop.core.engine.tokens import TextCodec
 from desktop.core.engine.vision import visual_token_count
-from desktop.core.errors import describe
+from desktop.core.errors import describe, error_kind_of
 from desktop.core.manifest import Manifest, ModelError, verify_model_dir
 
 # Discarded draft positions tolerated in the KV state. Measured (bench/decode_bench.py): a
@@ -170,7 +170,8 @@ class VLMEngine:
         except Exception as exc:  # a failed request must never leave a half-updated state
             self.reset()
             stats.total_s = time.perf_counter() - started
-            return Answer("", "error", stats, error=f"Generation failed: {describe(exc)}")
+            failure, kind = f"Generation failed: {describe(exc)}", error_kind_of(exc)
+            return Answer("", "error", stats, error=failure, error_kind=kind)
 
     def prepare(
         self,
@@ -244,8 +245,8 @@ class VLMEngine:
             total = time.perf_counter() - started
             for item in stats:
                 item.total_s = total
-            error = f"Generation failed: {describe(exc)}"
-            return [Answer("", "error", item, error=error) for item in stats]
+            error, kind = f"Generation failed: {describe(exc)}", error_kind_of(exc)
+            return [Answer("", "error", item, error=error, error_kind=kind) for item in stats]
         finally:
             self.reset()  # the batch's KV state belongs to no conversation
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import openvino as ov
 
-from desktop.core.chat import AnswerStats, ImageLike, Turn
+from desktop.core.chat import AnswerStats, ErrorKind, ImageLike, Turn, Unanswerable
 from desktop.core.engine.batch import BatchPrompt
 from desktop.core.engine.encoder import VisionEncoder
 from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
@@ -110,9 +110,10 @@ class PromptBuilder:
                 dropped += 1
                 seq = self.sequence(turns, question, blocks, stats, skip_repeats)
         if len(seq) + 1 > limit:
-            raise ValueError(
+            raise Unanswerable(
                 f"this question and its images need {len(seq)} tokens, more than the "
-                f"{limit}-token context; attach fewer images or lower the image detail"
+                f"{limit}-token context; attach fewer images or lower the image detail",
+                ErrorKind.CONTEXT,
             )
         return FittedPrompt(seq, dropped)
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from desktop.core.chat import ErrorKind, Unanswerable
+
 
 @dataclass(frozen=True)
 class VisionSpec:
@@ -50,8 +52,9 @@ def smart_resize(
 ) -> tuple[int, int]:
     """(height, width) multiples of `factor` within the pixel budget, aspect ratio kept."""
     if max(height, width) / min(height, width) > 200:
-        raise ValueError(
-            f"The image is too elongated ({width}x{height}); the aspect ratio must stay under 200."
+        raise Unanswerable(
+            f"The image is too elongated ({width}x{height}); the aspect ratio must stay under 200.",
+            ErrorKind.IMAGE,
         )
     h_bar = round(height / factor) * factor
     w_bar = round(width / factor) * factor

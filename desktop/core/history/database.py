@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.core.history.migration import SCHEMA_VERSION, migrate, upgrade_rows
 from desktop.core.history.records import DATABASE_NAME, HistoryError
 from desktop.core.history_recovery import open_failure, recover_into
 
-SCHEMA_VERSION = 2  # 2: messages.typed (the typed words of a composed question)
+__all__ = ["SCHEMA_VERSION", "OpenedDatabase", "column", "open_database"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -26,12 +27,21 @@ CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY,
     conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
     role TEXT NOT NULL,
-    text TEXT NOT NULL,
+    text TEXT NOT NULL,          -- a question: the words the user typed
     answer_ids TEXT,             -- JSON list of generated token ids, or NULL
     stats TEXT,                  -- JSON object, or NULL
     stopped INTEGER NOT NULL DEFAULT 0,
     created_at REAL NOT NULL,
-    typed TEXT                   -- a user message's typed words when `text` is a composed prompt
+    typed TEXT,                  -- schema 2 only (moved into `text`); NULL since schema 3
+    prompt TEXT,                 -- a question's composed prompt, when it is not just `text`
+    preset TEXT,                 -- the key of the preset a question was asked with
+    settings TEXT,               -- JSON: the question's generation settings
+    grounded INTEGER NOT NULL DEFAULT 0,     -- the images' OCR text was put before it
+    with_system INTEGER NOT NULL DEFAULT 0,  -- the system prompt was put before it
+    finish TEXT,                 -- an answer: done | length | stopped
+    error_kind TEXT,             -- an error: desktop.core.history.records.ErrorKind
+    ocr_markdown TEXT,           -- an extraction's Markdown
+    ocr_json TEXT                -- an extraction's JSON
 );
 CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
 CREATE TABLE IF NOT EXISTS message_images (
@@ -68,7 +78,12 @@ def open_database(database_path: Path) -> OpenedDatabase:
             logger.warning("history database %s is corrupt: %s", database_path, exc)
         moved = _move_corrupt_database_aside(database_path)
         connection = _connect(database_path)
-        return OpenedDatabase(connection, moved, recover_into(moved, connection).notice())
+        recovery = recover_into(moved, connection)
+        if recovery.older_schema:  # its rows are as schema 1 or 2 wrote them
+            connection.execute("BEGIN IMMEDIATE")
+            upgrade_rows(connection)
+            connection.execute("COMMIT")
+        return OpenedDatabase(connection, moved, recovery.notice())
     except (sqlite3.Error, OSError) as exc:
         raise HistoryError(open_failure(folder, exc)) from exc
 
@@ -83,7 +98,7 @@ def _connect(database_path: Path) -> sqlite3.Connection:
         database_path, check_same_thread=False, isolation_level=None, timeout=10
     )
     try:
-        _refuse_newer_schema(connection, database_path.parent)  # before anything changes it
+        version = _refuse_newer_schema(connection, database_path.parent)  # before any change
         connection.execute("PRAGMA journal_mode = WAL")
         # A few commits per answer: syncing each one is cheap and survives power cuts.
         connection.execute("PRAGMA synchronous = FULL")
@@ -93,7 +108,7 @@ def _connect(database_path: Path) -> sqlite3.Connection:
             raise sqlite3.DatabaseError(f"integrity check failed: {problems[:3]}")
         connection.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}")
         try:
-            _migrate(connection)
+            migrate(connection, version)
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -106,21 +121,14 @@ def _connect(database_path: Path) -> sqlite3.Connection:
     return connection
 
 
-def _migrate(connection: sqlite3.Connection) -> None:
-    """Brings a database of an older version up to this one, in the open transaction: every
-    stored chat stays readable (version 1 had no `typed`: its questions read as before)."""
-    names = column(connection, "SELECT name FROM pragma_table_info('messages')", ())
-    if "typed" not in names:
-        connection.execute("ALTER TABLE messages ADD COLUMN typed TEXT")
-
-
-def _refuse_newer_schema(connection: sqlite3.Connection, folder: Path) -> None:
-    version = connection.execute("PRAGMA user_version").fetchone()[0]
+def _refuse_newer_schema(connection: sqlite3.Connection, folder: Path) -> int:
+    version: int = connection.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise HistoryError(
             f"The chat history in {folder} was written by a newer version of "
             "DeskLens; please update DeskLens to open it."
         )
+    return version
 
 
 def _move_corrupt_database_aside(database_path: Path) -> Path:

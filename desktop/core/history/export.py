@@ -13,11 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.core import atomic
-from desktop.core.history.records import StoredImage, StoredMessage
+from desktop.core.history.records import Finish, Role, StoredImage, StoredMessage
 from desktop.core.reading_summary import answer_summary, stats_of
 
 FORMATS = ("md", "html")
-HEADINGS = {"user": "You", "assistant": "DeskLens", "ocr": "Extracted text", "error": "Error"}
+HEADINGS = {
+    Role.USER: "You", Role.ASSISTANT: "DeskLens", Role.OCR: "Extracted text",
+    Role.ERROR: "Not answered (failed)", Role.NOTE: "Note",
+}  # fmt: skip
+# How an answer that did not end by itself is marked (its heading says it).
+ENDINGS = {Finish.STOPPED: "stopped by you", Finish.LENGTH: "cut short at the answer length"}
 _UNSAFE_NAME = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
 # Fenced code blocks (``` or ~~~ to the same fence, or the end) and inline code spans.
 _CODE = re.compile(
@@ -47,13 +52,15 @@ def conversation_markdown(
     path, or just its name for the clipboard)."""
     parts = [f"# {markdown_safe(title)}"]
     for message, pictures in zip(messages, _pictures(messages), strict=True):
-        if message.role == "note":
+        if message.role is Role.NOTE:
             parts.append(f"*{markdown_safe(message.text)}*")
             continue
         block = [f"## {markdown_safe(_heading(message))}"]
+        if message.asked.label:
+            block.append(f"*{message.asked.label}*")
         block += [f"![{_alt(image)}]({link(image)})" for image in pictures]
         block.append(
-            _fenced(message.text) if message.role == "ocr" else markdown_safe(message.text)
+            _fenced(message.text) if message.role is Role.OCR else markdown_safe(message.text)
         )
         block.append(f"*{markdown_safe(figures)}*" if (figures := _figures(message)) else "")
         parts.append("\n\n".join(b for b in block if b))
@@ -64,9 +71,11 @@ def conversation_html(title: str, messages: Sequence[StoredMessage]) -> str:
     """One HTML file: every text escaped, every image embedded."""
     body = [f"<h1>{html.escape(title)}</h1>"]
     for message, pictures in zip(messages, _pictures(messages), strict=True):
-        body.append(f'<section class="{html.escape(message.role)}">')
-        if message.role != "note":
+        body.append(f'<section class="{html.escape(message.role.value)}">')
+        if message.role is not Role.NOTE:
             body.append(f"<h2>{html.escape(_heading(message))}</h2>")
+        if message.asked.label:
+            body.append(f'<p class="context">{html.escape(message.asked.label)}</p>')
         for image in pictures:
             data = base64.b64encode(image.path.read_bytes()).decode("ascii")
             body.append(
@@ -118,15 +127,18 @@ def clipboard_markdown(title: str, messages: Sequence[StoredMessage]) -> str:
 
 
 def _heading(message: StoredMessage) -> str:
-    heading = HEADINGS.get(message.role, message.role)
-    if message.role == "ocr" and message.images:  # its picture: the question's, or its own
+    heading = HEADINGS[message.role]
+    if message.role is Role.OCR and message.images:  # its picture: the question's, or its own
         return f"{heading} ({message.images[0].name})"
-    return heading
+    ending = ENDINGS.get(message.finish) if message.finish is not None else None
+    if message.role is Role.ASSISTANT and ending is None and message.stopped:
+        ending = ENDINGS[Finish.STOPPED]  # stored before schema 3 kept `finish`
+    return f"{heading} ({ending})" if ending else heading
 
 
 def _figures(message: StoredMessage) -> str:
     """An answer's figures as its card shows them (how much of the image it read, timings)."""
-    stats = stats_of(message.stats) if message.role == "assistant" else None
+    stats = stats_of(message.stats) if message.role is Role.ASSISTANT else None
     return answer_summary(stats) if stats is not None else ""
 
 
@@ -137,7 +149,7 @@ def _pictures(messages: Sequence[StoredMessage]) -> list[list[StoredImage]]:
     result = []
     for message in messages:
         pictures = list(message.images)
-        if message.role == "ocr":
+        if message.role is Role.OCR:
             pictures = [image for image in pictures if image.digest not in shown]
         shown.update(image.digest for image in message.images)
         result.append(pictures)
@@ -185,6 +197,7 @@ section {{ margin: 1.2em 0; padding: 0.8em 1em; border-radius: 10px; background:
 section.user {{ background: #e6efff; }}
 section.error {{ background: #fdecec; }}
 section.note {{ background: none; color: #777; font-style: italic; }}
+.context {{ margin: 0 0 0.4em; color: #555; font-style: italic; font-size: 0.85em; }}
 h2 {{ font-size: 0.85em; margin: 0 0 0.4em; color: #555; }}
 img {{ max-width: 100%; height: auto; display: block; margin: 0.4em 0; border-radius: 6px; }}
 .text {{ white-space: pre-wrap; }}

@@ -1,5 +1,6 @@
 """How an extraction (fast OCR) is stored in the history: the plain text as the message, the
-Markdown, JSON and timing in its stats. Qt-free: the GUI shows it, the CLI could export it."""
+Markdown and JSON in their own columns, the timing in its stats. Qt-free: the GUI shows it,
+the CLI could export it."""
 
 from __future__ import annotations
 
@@ -7,12 +8,10 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from desktop.core.history.records import StoredMessage
+from desktop.core.history.records import StoredMessage, StoredOcr
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrResult
-
-_OCR_KIND = "ocr"  # marks the stats of an OCR message, which carry its other formats
 
 
 @dataclass(frozen=True)
@@ -33,15 +32,16 @@ class OcrText:
 
     @classmethod
     def from_message(cls, message: StoredMessage) -> OcrText:
-        """Rebuilt from the history: the stats of an OCR message hold markdown and JSON."""
-        extra = message.stats or {}
+        """Rebuilt from the history (its Markdown and JSON columns)."""
+        stored = message.ocr or StoredOcr(message.text, "{}")
+        seconds = (message.stats or {}).get("seconds", 0.0)
         name = message.images[0].name if message.images else ""
         return cls(
             name,
             message.text,
-            str(extra.get("markdown", message.text)),
-            json.dumps(extra.get("json", {}), ensure_ascii=False, indent=2),
-            float(extra.get("seconds", 0.0)),
+            stored.markdown or message.text,
+            _pretty(stored.json),
+            float(seconds) if isinstance(seconds, (int, float)) else 0.0,
         )
 
     @property
@@ -52,9 +52,15 @@ class OcrText:
         return bool(data.get("tables")) if isinstance(data, dict) else False
 
     def stats(self) -> dict[str, Any]:
-        return {
-            "kind": _OCR_KIND,
-            "markdown": self.markdown,
-            "json": json.loads(self.json),
-            "seconds": self.seconds,
-        }
+        return {"seconds": self.seconds}
+
+    def stored(self) -> StoredOcr:
+        return StoredOcr(self.markdown, self.json)
+
+
+def _pretty(text: str) -> str:
+    """The stored JSON indented for reading; as it is when it is damaged."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False, indent=2)
+    except ValueError:
+        return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from desktop.core.chat import Conversation, ImageLike, Turn
-from desktop.core.history.records import StoredImage, StoredMessage
+from desktop.core.history.records import Role, StoredImage, StoredMessage
 from desktop.core.images import ImageError, LoadedImage
 
 
@@ -21,11 +21,11 @@ def rebuild_conversation(
     conversation = Conversation()
     question: StoredMessage | None = None
     for message in messages:
-        if message.role == "user":
+        if message.role is Role.USER:
             question = message
-        elif message.role == "error":
+        elif message.role is Role.ERROR:
             question = None
-        elif message.role == "assistant" and question is not None:
+        elif message.role is Role.ASSISTANT and question is not None:
             if message.answer_ids or message.text:
                 turn = _turn(question, message, load)
                 if turn is None:
@@ -48,7 +48,7 @@ def _turn(
     except ImageError:
         return None
     return Turn(
-        question=question.text,
+        question=question.model_text,
         images=images,
         answer=answer.text,
         answer_ids=list(answer.answer_ids or []),

@@ -5,29 +5,100 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from desktop.core import bounded_json
-from desktop.core.history.records import ROLES, HistoryError, StoredImage, StoredMessage
+from desktop.core.chat import ErrorKind, GenerationSettings
+from desktop.core.history.records import (
+    ROLES,
+    AskedWith,
+    Finish,
+    HistoryError,
+    Role,
+    StoredImage,
+    StoredMessage,
+    StoredOcr,
+)
 from desktop.core.images import LoadedImage
 
-MESSAGE_COLUMNS = "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed"
+MESSAGE_COLUMNS = (
+    "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, prompt, preset,"
+    " settings, grounded, with_system, finish, error_kind, ocr_markdown, ocr_json"
+)
+# The settings that shape an answer, stored with its question (the others are the engine's).
+_STORED_SETTINGS = (
+    "max_new_tokens", "temperature", "top_p", "repetition_penalty", "seed", "json_schema",
+)  # fmt: skip
+_Kind = TypeVar("_Kind", Finish, ErrorKind)
 
 
 def message_from_row(row: tuple[Any, ...], images: list[StoredImage]) -> StoredMessage:
-    message_id, conversation_id, role, text, answer_ids, stats, stopped, created_at, typed = row
+    (
+        message_id,
+        conversation_id,
+        role,
+        text,
+        answer_ids,
+        stats,
+        stopped,
+        created_at,
+        prompt,
+        preset,
+        settings,
+        grounded,
+        with_system,
+        finish,
+        error_kind,
+        markdown,
+        ocr_json,
+    ) = row
     return StoredMessage(
         id=message_id,
         conversation_id=conversation_id,
-        role=role,
+        role=Role(role),
         text=text,
         images=images,
         answer_ids=_token_ids(bounded_json.stored(answer_ids)),
         stats=_object(bounded_json.stored(stats)),
         stopped=bool(stopped),
         created_at=created_at,
-        typed=typed,
+        prompt=prompt,
+        asked=AskedWith(settings_from_json(settings), preset, bool(grounded), bool(with_system)),
+        finish=_member(Finish, finish),
+        error_kind=_member(ErrorKind, error_kind),
+        ocr=StoredOcr(markdown or "", ocr_json or "{}") if role == Role.OCR else None,
     )
+
+
+def settings_to_json(settings: GenerationSettings | None) -> str | None:
+    if settings is None:
+        return None
+    return json.dumps({name: getattr(settings, name) for name in _STORED_SETTINGS})
+
+
+def settings_from_json(text: str | None) -> GenerationSettings | None:
+    """The stored settings; None when there are none or they are damaged (the app's own
+    settings are used then, as before schema 3)."""
+    data = _object(bounded_json.stored(text))
+    if data is None:
+        return None
+    known = {key: value for key, value in data.items() if key in _STORED_SETTINGS}
+    try:
+        settings = GenerationSettings(**known)
+    except TypeError:
+        return None
+    numbers_ok = isinstance(settings.max_new_tokens, int) and isinstance(
+        settings.temperature, (int, float)
+    )
+    schema_ok = settings.json_schema is None or isinstance(settings.json_schema, dict)
+    return settings if numbers_ok and schema_ok else None
+
+
+def _member(kind: type[_Kind], value: object) -> _Kind | None:
+    try:
+        return kind(value) if value is not None else None
+    except ValueError:  # written by a newer version, or damaged: not known here
+        return None
 
 
 def _token_ids(value: object) -> list[int] | None:
@@ -47,11 +118,12 @@ def require_conversation(connection: sqlite3.Connection, conversation_id: int) -
         raise HistoryError("This conversation no longer exists, so the message was not saved.")
 
 
-def insert_message(connection: sqlite3.Connection, row: tuple[Any, ...]) -> int:
+def insert_message(connection: sqlite3.Connection, row: dict[str, Any]) -> int:
+    # Column names come from the store's fixed keys, never from a caller.
+    names = ", ".join(row)
     cursor = connection.execute(
-        "INSERT INTO messages (conversation_id, role, text, answer_ids, stats, stopped,"
-        " created_at, typed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        row,
+        f"INSERT INTO messages ({names}) VALUES ({', '.join('?' * len(row))})",
+        tuple(row.values()),
     )
     assert cursor.lastrowid is not None  # an INSERT sets it
     return cursor.lastrowid

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from desktop.core.chat import ErrorKind
 from desktop.core.history import rows
 from desktop.core.history.database import column, open_database
 from desktop.core.history.image_files import ImageFiles, check_digest
@@ -27,11 +28,15 @@ from desktop.core.history.records import (
     DEFAULT_TITLE,
     IMAGES_FOLDER,
     PREVIEW_CHARS,
+    AskedWith,
     ConversationSummary,
+    Finish,
     HistoryError,
     StoredImage,
     StoredMessage,
+    StoredOcr,
     clean_title,
+    marked,
     one_line,
     reason,
 )
@@ -107,7 +112,9 @@ class HistoryStore:
             SELECT c.id, c.title, c.created_at, c.updated_at,
                    (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id),
                    (SELECT m.text FROM messages m WHERE m.conversation_id = c.id
-                    ORDER BY m.id DESC LIMIT 1)
+                    ORDER BY m.id DESC LIMIT 1),
+                   (SELECT m.role || ' ' || coalesce(m.finish, '') FROM messages m
+                    WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1)
             FROM conversations c
             WHERE :needle = ''
                OR contains_text(c.title, :needle)
@@ -124,7 +131,7 @@ class HistoryStore:
                 created_at=row[2],
                 updated_at=row[3],
                 message_count=row[4],
-                preview=one_line(row[5] or "", PREVIEW_CHARS),
+                preview=one_line(marked(row[5] or "", row[6] or ""), PREVIEW_CHARS),
             )
             for row in found
         ]
@@ -148,25 +155,40 @@ class HistoryStore:
         answer_ids: Sequence[int] | None = None,
         stats: dict[str, Any] | None = None,
         stopped: bool = False,
-        typed: str | None = None,
+        *,
+        prompt: str | None = None,
+        asked: AskedWith | None = None,
+        finish: Finish | None = None,
+        error_kind: ErrorKind | None = None,
+        ocr: StoredOcr | None = None,
     ) -> StoredMessage:
         """Stores a message and copies its images into the store. The image files are
         written first, outside the database lock; the rows then go in one transaction.
-        `typed`: a question's typed words, when `text` is the prompt composed around them."""
+        A question: `text` is what the user typed, `prompt` the prompt composed around it
+        (None: the same), `asked` how it was asked."""
         rows.check_role(role)
         for image in images:
             check_digest(image.digest)
         now = time.time()
-        row = (
-            conversation_id,
-            role,
-            text,
-            rows.ids_to_json(answer_ids),
-            rows.stats_to_json(stats),
-            int(stopped),
-            now,
-            typed,
-        )
+        asked = asked or AskedWith()
+        row = {
+            "conversation_id": conversation_id,
+            "role": role,
+            "text": text,
+            "answer_ids": rows.ids_to_json(answer_ids),
+            "stats": rows.stats_to_json(stats),
+            "stopped": int(stopped or finish is Finish.STOPPED),
+            "created_at": now,
+            "prompt": prompt if prompt != text else None,
+            "preset": asked.preset,
+            "settings": rows.settings_to_json(asked.settings),
+            "grounded": int(asked.grounded),
+            "with_system": int(asked.system),
+            "finish": finish.value if finish is not None else None,
+            "error_kind": error_kind.value if error_kind is not None else None,
+            "ocr_markdown": ocr.markdown if ocr is not None else None,
+            "ocr_json": ocr.json if ocr is not None else None,
+        }
         created: list[str] = []
         with self._files_lock:
             try:

@@ -1,4 +1,7 @@
-"""Questions to the engine thread, answers streamed into the chat; Stop, Retry, presets."""
+"""Questions to the engine thread, answers streamed into the chat; Stop, Retry, Regenerate,
+presets. The open chat is the session's `Transcript`: questions and answers are added to it
+and shown by the chat view; Retry, Regenerate and Edit name an entry by id and ask
+`Transcript.request_for` how to ask it again (its own settings, also after a restart)."""
 
 from __future__ import annotations
 
@@ -11,8 +14,10 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop.core.chat import GenerationSettings
+from desktop.core.chat import ErrorKind, GenerationSettings
 from desktop.core.conversation import AskRequest, AskResult
+from desktop.core.conversation.transcript import Edit, Entry, EntryState, Means
+from desktop.core.history import AskedWith, Role
 from desktop.core.presets import Preset
 from desktop.core.user_presets import PresetBook, find_preset
 from desktop.gui.flows.session import ConversationSession
@@ -20,13 +25,7 @@ from desktop.gui.image_ref import ImageRef
 from desktop.gui.settings import AppSettings
 from desktop.gui.widgets.chat_view import ChatView
 from desktop.gui.widgets.composer import Composer
-from desktop.gui.widgets.messages import (
-    AssistantMessage,
-    ChatActions,
-    ErrorMessage,
-    NoteMessage,
-    UserMessage,
-)
+from desktop.gui.widgets.messages import ChatActions
 from desktop.gui.widgets.notice import Notice
 from desktop.gui.widgets.status import StatusBar
 from desktop.gui.workers.engine_worker import EngineController
@@ -63,9 +62,8 @@ class AskFlow(QObject):
         self._parts = parts
         self._controller = engine
         self.request: AskRequest | None = None  # the question being answered
-        self._streaming: AssistantMessage | None = None  # where its tokens go
-        self._question: UserMessage | None = None  # its bubble, given its id when answered
-        self.editing: UserMessage | None = None  # Send replaces this question (edit, resend)
+        self._question: int | None = None  # its entry, shown here (None: not, or detached)
+        self.editing: int | None = None  # Send replaces this question's entry (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/flows/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
         self._api: LocalApi | None = None  # see follow()
@@ -101,60 +99,41 @@ class AskFlow(QObject):
         """A built-in or own preset, with the app's answer length unless it has its own."""
         return find_preset(key, self.preset_book, self._parts.settings().max_new_tokens)
 
+    def means(self) -> Means:
+        """What asking a question again needs beside the transcript."""
+        return Means(self.generation_settings(), self.ocr_engine, self.preset_book.system_prompt)
+
     @Slot(str, list)
     def send_question(self, question: str, images: list[ImageRef]) -> None:
         edited, self.editing = self.editing, None
-        settings = self.generation_settings()
         if edited is None:
-            self._ask(question, images, settings, title=question)
-        elif self._drop_from(edited, edited.message_id):
-            self._ask(question, images, edited.settings or settings, question, edited.message_id)
-        else:  # not confirmed: the edit stays in the composer, still an edit
+            self._ask(question, images, self.generation_settings(), title=question)
+        elif not self._resend(edited, question, images):
+            # not confirmed: the edit stays in the composer, still an edit
             self.editing = edited
             self._parts.composer.editor.setPlainText(question)
             self._parts.composer.add_images(images)
 
-    def regenerate(self, answer: AssistantMessage) -> None:
-        """Answers the question of `answer` again; it and every later message go."""
-        chat = self._parts.chat
-        before = chat.messages()[: chat.messages().index(answer)]
-        question = next((m for m in reversed(before) if isinstance(m, UserMessage)), None)
-        if question is None or self._controller.busy:
-            return
-        if not self._drop_from(answer, answer.message_id) or question.message_id is None:
-            return
-        self._question = question
-        request = AskRequest(
-            question.prompt,
-            tuple(question.images),
-            question.settings or self.generation_settings(),
-            chat=self._parts.session.chat,
-            user_message_id=question.message_id,
-            hints=tuple(chat.known_text(question.images)),
-            rewind_from=answer.message_id,
-        )
-        self._submit(request)
+    @Slot(int)
+    def regenerate(self, entry_id: int) -> None:
+        """Answers the question of the answer `entry_id` again; it and every later entry go."""
+        self._ask_again(entry_id)
+
+    @Slot(int)
+    def retry(self, entry_id: int) -> None:
+        """Asks the question of the error `entry_id` again; the error (and what followed) go."""
+        self._ask_again(entry_id)
 
     @Slot(str, list)
     def run_preset(self, key: str, images: list[ImageRef]) -> None:
         preset = self.preset(key)
         title = f"{preset.label}: {images[0].name}" if images else preset.label
-        self._ask(preset.prompt, images, self.generation_settings(key), title=title)
+        self._ask(preset.prompt, images, self.generation_settings(key), title, preset=key)
 
     @Slot(object)
     def refine(self, ref: ImageRef) -> None:
         """Runs the VLM's Markdown preset on an image whose fast-OCR text is shown."""
         self.run_preset("markdown", [ref])
-
-    @Slot(object)
-    def retry(self, error: ErrorMessage) -> None:
-        request = error.retry_request
-        if request is None or self._controller.busy:
-            return
-        if error.message_id is not None:
-            self._parts.session.delete_message(error.message_id)
-        self._parts.chat.remove(error)
-        self._submit(request)
 
     @Slot()
     def stop(self) -> None:
@@ -165,15 +144,14 @@ class AskFlow(QObject):
         """The chat view is about to show another conversation: stop streaming into it (the
         answer is stopped and saved with its own conversation)."""
         self.stop()
-        self._streaming = None
         self._question = None  # its bubble goes with the view
         self._parts.status.set_stats(None)  # the speed line was the other chat's
 
     @Slot()
     def copy_last_answer(self) -> None:
-        answer = self._parts.chat.last_answer()
-        if answer is not None and answer.text():
-            QGuiApplication.clipboard().setText(answer.text())
+        answer = self._parts.session.transcript.last_answer()
+        if answer is not None and answer.text:
+            QGuiApplication.clipboard().setText(answer.text)
             self._parts.status.showMessage("Copied the last answer.", 3000)
 
     # --- internals -----------------------------------------------------------------------
@@ -184,53 +162,89 @@ class AskFlow(QObject):
         images: list[ImageRef],
         settings: GenerationSettings,
         title: str,
-        rewind_from: int | None = None,
+        preset: str | None = None,
     ) -> None:
         parts = self._parts
-        if self._controller.busy:
-            parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
+        if self._is_busy():
             return
         chat = parts.session.ensure(title)
-        first = not any(isinstance(m, UserMessage) for m in parts.chat.messages())
-        self._question = UserMessage(question, images, parts.actions)
-        self._question.settings = settings
-        parts.chat.add(self._question)
+        transcript = parts.session.transcript
         grounded = bool(images) and parts.composer.ground_check.isChecked()
+        system = "" if transcript.questions() else self.preset_book.system_prompt
         request = AskRequest(
             question,
             tuple(images),
             settings,
             chat=chat,
-            hints=tuple(parts.chat.known_text(images)),
-            rewind_from=rewind_from,
+            hints=tuple(transcript.known_text(images)),
             ground=self.ocr_engine if grounded else None,
-            system=self.preset_book.system_prompt if first else "",
+            system=system,
+            preset=preset,
         )
+        self._show_question(request, AskedWith(settings, preset, grounded, bool(system)))
         self._submit(request)
 
-    def _drop_from(self, first: QWidget, message_id: int | None) -> bool:
-        """Removes `first` and every later message from the view, after asking when later
-        questions would go too. False: not stored yet, or the user said no."""
-        parts = self._parts
-        if self._controller.busy:
-            parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
+    def _resend(self, entry_id: int, question: str, images: list[ImageRef]) -> bool:
+        """Sends the edited question `entry_id` in its place. False: not confirmed."""
+        session = self._parts.session
+        entry = session.transcript.get(entry_id)
+        if entry is None:  # its chat was closed meanwhile: a question of its own
+            self._ask(question, images, self.generation_settings(), title=question)
+            return True
+        edit = Edit(question, tuple(images))
+        request = session.transcript.request_for(entry_id, session.chat, self.means(), edit)
+        if request is None or not self._drop_from(entry):
             return False
-        if message_id is None:
+        self._show_question(request, entry.asked)
+        self._submit(request)
+        return True
+
+    def _ask_again(self, entry_id: int) -> None:
+        session = self._parts.session
+        transcript = session.transcript
+        entry, question = transcript.get(entry_id), transcript.question_of(entry_id)
+        if entry is None or question is None or self._is_busy():
+            return
+        request = transcript.request_for(entry_id, session.chat, self.means())
+        if request is None or not self._drop_from(entry):
+            return
+        self._question = question.id
+        self._submit(request)
+
+    def _show_question(self, request: AskRequest, asked: AskedWith) -> None:
+        transcript = self._parts.session.transcript
+        entry = transcript.add(Role.USER, request.question, images=request.images, asked=asked)
+        self._parts.chat.show_entry(entry)
+        self._question = entry.id
+
+    def _is_busy(self) -> bool:
+        if self._controller.busy:
+            self._parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
+        return self._controller.busy
+
+    def _drop_from(self, entry: Entry) -> bool:
+        """Removes `entry` and every later one from the chat, after asking when later
+        questions or extractions would go too. False: not stored yet, or the user said no
+        (an error may be unstored: its question is asked again all the same)."""
+        parts = self._parts
+        if self._is_busy():
+            return False
+        if entry.message_id is None and entry.role is not Role.ERROR:
             parts.notice.show_message("This message is not in the history; ask again instead.")
             return False
-        shown = parts.chat.messages()
-        dropped = shown[shown.index(first) :] if first in shown else []
-        later = sum(isinstance(m, UserMessage) for m in dropped[1:])
-        if later and not confirm_drop(parts.chat, later):
+        transcript = parts.session.transcript
+        later = transcript.from_entry(entry.id)[1:]
+        questions = sum(e.role is Role.USER for e in later)
+        extractions = sum(e.role is Role.OCR for e in later)
+        if (questions or extractions) and not confirm_drop(parts.chat, questions, extractions):
             return False
-        for message in dropped:
-            parts.chat.remove(message)
+        transcript.drop_from(entry.id)
+        parts.chat.remove_from(entry.id)
         return True
 
     def _submit(self, request: AskRequest) -> None:
         waiting = self._waiting_text()
-        self._streaming = AssistantMessage(waiting=waiting, actions=self._parts.actions)
-        self._parts.chat.add(self._streaming)
+        self._parts.chat.begin_answer(waiting)
         self.request = request
         self._set_generating(True)
         if self._controller.model_loaded:  # never "Ready" while Stop shows
@@ -253,17 +267,14 @@ class AskFlow(QObject):
         """The question must read the chat's earlier turns again (a reopened chat, or one
         whose state an API request took)."""
         parts = self._parts
-        earlier = any(
-            isinstance(m, AssistantMessage) and m is not self._streaming
-            for m in parts.chat.messages()
-        )
+        earlier = parts.session.transcript.has_answers()
         return earlier and not self._holds(parts.session.conversation_id)
 
     @Slot(bool)
     def _on_api_busy(self, busy: bool) -> None:
-        if not busy and self._streaming is not None and self.request is not None:
+        if not busy and self._parts.chat.answering() and self.request is not None:
             # The API's request went first and took the engine's state: the chat is read again.
-            self._streaming.set_waiting(READING_CHAT if self._reads_chat() else "Thinking…")
+            self._parts.chat.set_waiting(READING_CHAT if self._reads_chat() else "Thinking…")
 
     def _set_generating(self, generating: bool) -> None:
         self._parts.composer.set_generating(generating)
@@ -271,13 +282,12 @@ class AskFlow(QObject):
 
     @Slot(str)
     def _on_state(self, state: str) -> None:
-        if state == "loading" and self._streaming is not None:
-            self._streaming.set_waiting("Waiting for the model to load…")
+        if state == "loading":
+            self._parts.chat.set_waiting("Waiting for the model to load…")
 
     @Slot(str)
     def _on_token(self, chunk: str) -> None:
-        if self._streaming is not None:
-            self._streaming.append(chunk)
+        self._parts.chat.stream(chunk)
 
     @Slot(object)
     def _on_answer(self, result: AskResult) -> None:
@@ -285,41 +295,61 @@ class AskFlow(QObject):
         if result.request is self.request:
             self.request = None
             self._set_generating(False)
-        widget, self._streaming = self._streaming, None
-        if self._question is not None and result.user_message_id is not None:
-            self._question.message_id = result.user_message_id  # Edit and Regenerate use it
-            self._question.set_prompt(result.prompt)
-        self._question = None
+        question, self._question = self._question, None
         # This answer's figures, or none: a failed answer must not leave an older one's.
         parts.status.set_stats(result.answer.stats if result.answer.ok else None)
         if result.save_error:
             parts.notice.show_message(result.save_error, error=True)
         parts.session.changed.emit()
         chat = result.request.chat
-        if widget is not None and chat is not None and parts.session.is_open(chat):
-            self._show_answer(widget, result)
+        if question is not None and chat is not None and parts.session.is_open(chat):
+            self._show_answer(question, result)
         self.answer_shown.emit(result)
 
-    def _show_answer(self, widget: AssistantMessage, result: AskResult) -> None:
-        chat, answer = self._parts.chat, result.answer
+    def _show_answer(self, question_id: int, result: AskResult) -> None:
+        """The result into the transcript (the question's stored id and prompt, the answer
+        or error, the notes), and into the view."""
+        transcript, chat, answer = self._parts.session.transcript, self._parts.chat, result.answer
+        if result.user_message_id is not None:
+            question = transcript.update(
+                question_id, message_id=result.user_message_id, prompt=result.prompt
+            )
+            if question is not None:
+                chat.show_prompt(question)
         if answer.ok:
-            widget.finish(answer)
-            widget.message_id = result.answer_message_id
+            entry = transcript.add(
+                Role.ASSISTANT,
+                answer.text,
+                stats=answer.stats,
+                state=_STATES.get(answer.finish_reason, EntryState.ANSWERED),
+                message_id=result.answer_message_id,
+            )
         else:
-            chat.remove(widget)
-            retry = result.request.retry(result)  # the stored question, as it was composed
-            error = ErrorMessage(answer.error or "The answer failed.", self._parts.actions, retry)
-            error.message_id = result.answer_message_id
-            chat.add(error)
+            entry = transcript.add(
+                Role.ERROR,
+                answer.error or "The answer failed.",
+                state=EntryState.FAILED,
+                error_kind=answer.error_kind or ErrorKind.FAILED,
+                message_id=result.answer_message_id,
+            )
+        chat.end_answer(entry, answer)
         for note in result.notes:
-            chat.add(NoteMessage(note))
+            chat.show_entry(transcript.add(Role.NOTE, note))
 
 
-def confirm_drop(parent: QWidget, later_questions: int) -> bool:
-    """Asks before a regenerate or an edit drops later turns of the chat."""
+_STATES = {"stopped": EntryState.STOPPED, "length": EntryState.CUT_SHORT}
+
+
+def confirm_drop(parent: QWidget, later_questions: int, extractions: int = 0) -> bool:
+    """Asks before a regenerate, a retry or an edit drops later turns of the chat."""
     turns = f"the {later_questions} later questions and their answers"
     if later_questions == 1:
         turns = "the next question and its answer"
+    cards = "the extracted text after it" if extractions == 1 else "the later extracted texts"
+    if not later_questions:
+        turns = cards
+    elif extractions:
+        turns = f"{turns}, and {cards}"
     reply = QMessageBox.question(
         parent,
         "Drop the later messages?",

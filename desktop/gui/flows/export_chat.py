@@ -91,4 +91,4 @@ class ExportFlow(QObject):
         )
 
     def _update(self) -> None:
-        self.button.setEnabled(bool(self._parts.chat.messages()))
+        self.button.setEnabled(bool(self._parts.session.transcript.entries))

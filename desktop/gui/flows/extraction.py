@@ -6,12 +6,12 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from desktop.core.history import HistoryError
+from desktop.core.conversation.transcript import EntryState
+from desktop.core.history import HistoryError, Role
 from desktop.core.images import ImageError
 from desktop.gui.flows import save_as
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.widgets.messages import ErrorMessage, OcrMessage
 from desktop.gui.workers.ocr_worker import OcrController, OcrJob, OcrOutcome
 
 
@@ -71,22 +71,25 @@ class ExtractionFlow(QObject):
         parts = self._parts
         self._button.setEnabled(bool(parts.composer.attachments() or parts.chat.images()))
 
-    @Slot(object)
-    def save_text(self, message: OcrMessage) -> None:
+    @Slot(int)
+    def save_text(self, entry_id: int) -> None:
         """Save as…: the text, the tables or a searchable PDF, by the extension chosen."""
-        self._save(message, save_as.FORMATS, "Save extracted text")
+        self._save(entry_id, save_as.FORMATS, "Save extracted text")
 
-    @Slot(object)
-    def save_table(self, message: OcrMessage) -> None:
-        self._save(message, save_as.TABLE_FORMATS, "Save table")
+    @Slot(int)
+    def save_table(self, entry_id: int) -> None:
+        self._save(entry_id, save_as.TABLE_FORMATS, "Save table")
 
-    def _save(self, message: OcrMessage, formats: dict[str, str], title: str) -> None:
+    def _save(self, entry_id: int, formats: dict[str, str], title: str) -> None:
         """Asks where (on this thread: a dialog), then makes and writes the file on the
         storage thread (a workbook or a PDF takes a moment; the image may be decoded)."""
-        path = save_as.ask_save_path(self._window, message.result, formats=formats, title=title)
+        entry = self._parts.session.transcript.get(entry_id)
+        if entry is None or entry.ocr is None or not entry.images:
+            return
+        result, image, parts = entry.ocr, entry.images[0], self._parts
+        path = save_as.ask_save_path(self._window, result, formats=formats, title=title)
         if path is None:
             return
-        result, image, parts = message.result, message.image, self._parts
 
         def save() -> None:
             try:
@@ -108,12 +111,19 @@ class ExtractionFlow(QObject):
         parts = self._parts
         if not parts.session.is_open(outcome.job.chat):
             return  # stored with its own chat
-        if outcome.text is None:
-            parts.chat.add(ErrorMessage(outcome.error or "The text could not be read."))
+        transcript = parts.session.transcript
+        if outcome.text is None:  # not an answer's error: no kind, no Retry
+            error = outcome.error or "The text could not be read."
+            parts.chat.show_entry(transcript.add(Role.ERROR, error, state=EntryState.FAILED))
             return
-        message = OcrMessage(outcome.text, outcome.image, parts.actions)
-        message.message_id = outcome.message_id
-        parts.chat.add(message)
+        entry = transcript.add(
+            Role.OCR,
+            outcome.text.text,
+            images=(outcome.image,),
+            ocr=outcome.text,
+            message_id=outcome.message_id,
+        )
+        parts.chat.show_entry(entry)
 
     @Slot(object, int, int)
     def _on_progress(self, job: OcrJob, done: int, total: int) -> None:

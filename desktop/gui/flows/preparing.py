@@ -115,7 +115,8 @@ class PrepareFlow(QObject):
             return None
         images = parts.composer.attachments()
         conversation_id = parts.session.conversation_id
-        if not images and (conversation_id == self._held or not parts.chat.shows_answers()):
+        answered = parts.session.transcript.has_answers()
+        if not images and (conversation_id == self._held or not answered):
             return None  # nothing to read ahead: no earlier turns, or the state holds them
         return _Target(conversation_id, tuple(ref.digest for ref in images))
 

@@ -6,13 +6,15 @@ worker deletes them from the store and replays the kept turns (their KV prefix i
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QWidget
 
 from desktop.gui.flows.asking import AskFlow, ChatParts
+from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import flat_button
-from desktop.gui.widgets.messages import AssistantMessage, UserMessage
 
 EDITING_TEXT = "Editing your question: Send asks it again in its place (later turns go)."
 
@@ -51,30 +53,33 @@ class RewindFlow(QObject):
         parts.session.opened.connect(lambda _chat: self.cancel_edit())
         composer.editor.installEventFilter(self)
 
-    @Slot(object)
-    def regenerate(self, answer: AssistantMessage) -> None:
-        self._asking.regenerate(answer)
+    @Slot(int)
+    def regenerate(self, entry_id: int) -> None:
+        self._asking.regenerate(entry_id)
 
-    @Slot(object)
-    def edit(self, question: UserMessage) -> None:
-        """Puts `question` (text and images) in the composer; Send replaces it."""
+    @Slot(int)
+    def edit(self, entry_id: int) -> None:
+        """Puts the question `entry_id` (text and images) in the composer; Send replaces it."""
         composer = self._parts.composer
+        question = self._parts.session.transcript.get(entry_id)
+        if question is None:
+            return
         if composer.generating:
             self._parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return
         composer.clear_images()
-        composer.add_images(question.images)
-        composer.editor.setPlainText(question.text())
+        composer.add_images([cast("ImageRef", image) for image in question.images])
+        composer.editor.setPlainText(question.text)
         composer.editor.moveCursor(composer.editor.textCursor().MoveOperation.End)
         composer.focus_editor()
-        self._asking.editing = question
+        self._asking.editing = entry_id
         self.bar.show()
 
     def edit_last(self) -> bool:
-        questions = [m for m in self._parts.chat.messages() if isinstance(m, UserMessage)]
+        questions = self._parts.session.transcript.questions()
         if not questions:
             return False
-        self.edit(questions[-1])
+        self.edit(questions[-1].id)
         return True
 
     @Slot()

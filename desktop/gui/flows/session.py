@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.core.conversation.transcript import Transcript
 from desktop.core.history import DEFAULT_TITLE, HistoryError, HistoryStore
 from desktop.core.history.handle import ChatHandle
+from desktop.gui.image_ref import ImageRef
 from desktop.gui.workers.storage_worker import StorageController
 
 
@@ -27,6 +29,7 @@ class ConversationSession(QObject):
         self.store = store
         self.storage = storage
         self.chat = ChatHandle()
+        self.transcript = Transcript()  # the open chat as data: the view renders it
 
     @property
     def conversation_id(self) -> int | None:
@@ -42,7 +45,17 @@ class ConversationSession(QObject):
             return ""
 
     def open(self, conversation_id: int | None) -> ChatHandle:
+        """Shows another chat: its transcript is read from the store (a read, short, on this
+        thread); a chat that cannot be read opens empty, with the reason as `problem`."""
         self.chat = ChatHandle(conversation_id)
+        self.transcript = Transcript()
+        if conversation_id is not None:
+            try:
+                messages = self.store.messages(conversation_id)
+            except HistoryError as exc:
+                self.problem.emit(str(exc))
+            else:
+                self.transcript = Transcript.from_stored(messages, ImageRef.stored)
         self.opened.emit(self.chat)
         self.title_changed.emit(self.title)
         return self.chat

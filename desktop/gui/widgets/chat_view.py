@@ -1,18 +1,25 @@
-"""The scrolling column of messages, with the empty-state hint when there are none."""
+"""The scrolling column of messages, with the empty-state hint when there are none. It renders
+the session's `Transcript`, one widget per entry, plus the bubble of an answer still streaming
+(its entry is added when it ends); the widgets name their entries to the flows by id."""
 
 from __future__ import annotations
+
+from typing import cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from desktop.core.refine import ocr_source_texts
+from desktop.core.chat import Answer
+from desktop.core.conversation.transcript import Entry, Transcript
+from desktop.core.history import Role
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.history_view import entry_widget
 from desktop.gui.widgets.icons import app_icon
 from desktop.gui.widgets.messages import (
     AssistantMessage,
+    ChatActions,
     MessageWidget,
     NoteMessage,
-    OcrMessage,
     UserMessage,
 )
 
@@ -73,6 +80,9 @@ class ChatView(QScrollArea):
         self._layout.addStretch(1)  # keeps messages at the top
         self.setWidget(outer)
         self._messages: list[QWidget] = []
+        self.transcript = Transcript()  # the session's, once show_transcript() is called
+        self._actions = ChatActions(self)
+        self._streaming: AssistantMessage | None = None  # the answer being written
         self._follow = True  # keep the newest text in view unless the user scrolled up
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
@@ -89,6 +99,8 @@ class ChatView(QScrollArea):
         self.contents_changed.emit()
 
     def remove(self, message: QWidget) -> None:
+        if message is self._streaming:
+            self._streaming = None
         if message in self._messages:
             self._messages.remove(message)
             self._layout.removeWidget(message)
@@ -101,36 +113,81 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(message)
             message.deleteLater()
         self._messages.clear()
+        self._streaming = None
         self.empty_state.show()
         self.contents_changed.emit()
 
-    def images(self) -> list[ImageRef]:
-        """Every picture the chat's questions show, once each."""
-        seen: dict[str, ImageRef] = {}
-        for message in self._messages:
-            if isinstance(message, UserMessage):
-                for ref in message.images:
-                    seen.setdefault(ref.digest, ref)
-        return list(seen.values())
+    # --- the session's transcript, rendered -------------------------------------------------
 
-    def known_text(self, refs: list[ImageRef]) -> list[str]:
-        """The fast-OCR text the chat already shows for these images (Extract text was
-        clicked): the answer often copies it, so the model drafts from it."""
-        digests = {ref.digest for ref in refs}
-        texts: dict[str, None] = {}  # ordered and without repeats
-        for message in self._messages:
-            if isinstance(message, OcrMessage) and message.image.digest in digests:
-                result = message.result
-                texts.update(dict.fromkeys(ocr_source_texts(result.text, result.markdown)))
-        return list(texts)
+    def show_transcript(self, transcript: Transcript, actions: ChatActions) -> None:
+        """Shows `transcript` (a chat just opened, or a new one) in place of what was shown."""
+        self.clear()
+        self.transcript = transcript
+        self._actions = actions
+        for entry in transcript.entries:
+            self.show_entry(entry)
 
-    def shows_answers(self) -> bool:
-        """The chat has answered turns (a chat of extracted text alone has none)."""
-        return any(isinstance(m, AssistantMessage) for m in self._messages)
+    def show_entry(self, entry: Entry) -> None:
+        """Shows an entry just added to the transcript, at the end."""
+        widget = entry_widget(entry, self.transcript, self._actions)
+        if widget is not None:
+            self.add(widget)
+
+    def widget_for(self, entry_id: int) -> QWidget | None:
+        found = [m for m in self._messages if getattr(m, "entry_id", None) == entry_id]
+        return found[0] if found else None
+
+    def remove_from(self, entry_id: int) -> None:
+        """Takes the entry's widget and every later one out of the view (the transcript's
+        owner has dropped the entries)."""
+        first = self.widget_for(entry_id)
+        if first is not None:
+            for message in self._messages[self._messages.index(first) :]:
+                self.remove(message)
+
+    def show_prompt(self, entry: Entry) -> None:
+        """A question's composed prompt is known now (its answer came back)."""
+        widget = self.widget_for(entry.id)
+        if isinstance(widget, UserMessage):
+            widget.set_context(entry.prompt, entry.asked.label)
+
+    # --- the answer being written (not in the transcript until it ends) --------------------
+
+    def begin_answer(self, waiting: str) -> None:
+        self._streaming = AssistantMessage(waiting=waiting, actions=self._actions)
+        self.add(self._streaming)
+
+    def answering(self) -> bool:
+        return self._streaming is not None
+
+    def set_waiting(self, text: str) -> None:
+        if self._streaming is not None:
+            self._streaming.set_waiting(text)
+
+    def stream(self, chunk: str) -> None:
+        if self._streaming is not None:
+            self._streaming.append(chunk)
+
+    def end_answer(self, entry: Entry, answer: Answer) -> None:
+        """The answer ended: an answer's bubble becomes its entry's; an error's goes, and
+        the error entry is shown in its place."""
+        widget, self._streaming = self._streaming, None
+        if widget is not None and entry.role is Role.ASSISTANT:
+            widget.finish(answer)
+            widget.entry_id = entry.id
+            return
+        if widget is not None:
+            self.remove(widget)
+        self.show_entry(entry)
 
     def last_answer(self) -> AssistantMessage | None:
+        """The last answer's bubble, as shown."""
         answers = [m for m in self._messages if isinstance(m, AssistantMessage)]
         return answers[-1] if answers else None
+
+    def images(self) -> list[ImageRef]:
+        """Every picture the chat's questions show, once each."""
+        return [cast("ImageRef", image) for image in self.transcript.images()]
 
     def scroll_to_end(self) -> None:
         self._follow = True

@@ -1,17 +1,14 @@
-"""Stored messages -> message widgets, for a conversation reopened from the history."""
+"""Transcript entries -> message widgets: how each kind of entry is shown."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Any
+from typing import cast
 
-from desktop.core.chat import AnswerStats, GenerationSettings
-from desktop.core.conversation import AskRequest
-from desktop.core.history import StoredMessage
-from desktop.core.history.handle import ChatHandle
-from desktop.core.history.ocr_text import OcrText
+from desktop.core.conversation.transcript import Entry, EntryState, Transcript
+from desktop.core.history import Role
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.messages import (
+    CUT_SHORT,
     AssistantMessage,
     ChatActions,
     ErrorMessage,
@@ -21,62 +18,41 @@ from desktop.gui.widgets.messages import (
     UserMessage,
 )
 
-_STAT_FIELDS = {f.name for f in fields(AnswerStats)}
 
-
-def stats_from_dict(data: dict[str, Any] | None) -> AnswerStats | None:
-    if not data:
-        return None
-    return AnswerStats(**{k: v for k, v in data.items() if k in _STAT_FIELDS})
-
-
-def message_widgets(
-    messages: list[StoredMessage],
-    chat: ChatHandle,
-    actions: ChatActions,
-    settings: GenerationSettings,
-) -> list[MessageWidget | NoteMessage]:
-    """The widgets of the stored `messages` of `chat` (an error's Retry asks in that chat)."""
-    widgets: list[MessageWidget | NoteMessage] = []
-    question: StoredMessage | None = None
-    for message in messages:
-        widget = _widget(message, question, chat, actions, settings)
-        if message.role == "user":
-            question = message
-        if widget is not None:
-            widget.message_id = message.id
-            widgets.append(widget)
-    return widgets
+def entry_widget(
+    entry: Entry, transcript: Transcript, actions: ChatActions
+) -> MessageWidget | NoteMessage | None:
+    """The widget that shows `entry` (None for an extraction without its picture)."""
+    widget = _widget(entry, transcript, actions)
+    if widget is not None:
+        widget.entry_id = entry.id
+    return widget
 
 
 def _widget(
-    message: StoredMessage,
-    question: StoredMessage | None,
-    chat: ChatHandle,
-    actions: ChatActions,
-    settings: GenerationSettings,
+    entry: Entry, transcript: Transcript, actions: ChatActions
 ) -> MessageWidget | NoteMessage | None:
-    refs = [ImageRef.stored(image) for image in message.images]
-    if message.role == "user":
-        return UserMessage(message.text, refs, actions, typed=message.typed_text)
-    if message.role == "assistant":
-        answer = AssistantMessage(message.text, actions=actions, streaming=False)
-        answer.set_stopped(message.stopped)
-        answer.set_stats(stats_from_dict(message.stats))
+    refs = [cast("ImageRef", image) for image in entry.images]  # what the GUI puts in
+    if entry.role is Role.USER:
+        return UserMessage(
+            entry.text, refs, actions, prompt=entry.prompt, context=entry.asked.label
+        )
+    if entry.role is Role.ASSISTANT:
+        answer = AssistantMessage(entry.text, actions=actions, streaming=False)
+        answer.set_stopped(entry.state is EntryState.STOPPED)
+        answer.set_stats(entry.stats)
+        if entry.state is EntryState.CUT_SHORT:
+            answer.meta.setText(f"{CUT_SHORT} · {answer.meta.text()}".rstrip(" ·"))
         return answer
-    if message.role == "ocr" and refs:
-        return OcrMessage(OcrText.from_message(message), refs[0], actions)
-    if message.role == "error":
-        retry = None
-        if question is not None:  # Retry resends the question this error answered
-            retry = AskRequest(
-                question.text,
-                tuple(ImageRef.stored(image) for image in question.images),
-                settings,
-                chat=chat,
-                user_message_id=question.id,
-            )
-        return ErrorMessage(message.text, actions, retry)
-    if message.role == "note":
-        return NoteMessage(message.text)
+    if entry.role is Role.OCR and entry.ocr is not None and refs:
+        return OcrMessage(entry.ocr, refs[0], actions)
+    if entry.role is Role.ERROR:
+        return ErrorMessage(entry.text, actions, retry=can_retry(transcript, entry))
+    if entry.role is Role.NOTE:
+        return NoteMessage(entry.text)
     return None
+
+
+def can_retry(transcript: Transcript, entry: Entry) -> bool:
+    """An answer's error (it has a kind; an extraction's has none) whose question is there."""
+    return entry.error_kind is not None and transcript.question_of(entry.id) is not None

@@ -1,15 +1,15 @@
 """The message widgets of a chat: question, streamed answer, extracted text, error, note.
 
-Widgets do not know the app: what a click should do goes out through one `ChatActions`
-hub, which the main window connects once.
+Widgets do not know the app, nor hold the chat: each shows one entry of the session's
+`Transcript` (desktop/core/conversation/transcript.py) and names it by `entry_id` when a click
+should do something, through one `ChatActions` hub that the main window connects once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.chat import Answer, AnswerStats, GenerationSettings
+from desktop.core.chat import Answer, AnswerStats
 from desktop.core.history.ocr_text import OcrText
-from desktop.core.question_context import context_label
 from desktop.core.reading_summary import answer_summary
 from desktop.gui.flows.save_as import table_tsv
 from desktop.gui.image_ref import ImageRef
@@ -40,9 +39,6 @@ from desktop.gui.widgets.code_links import link_codes
 from desktop.gui.widgets.flow_layout import FlowLayout
 from desktop.gui.widgets.markdown_view import MarkdownView
 
-if TYPE_CHECKING:
-    from desktop.core.conversation import AskRequest
-
 CHAT_THUMBNAIL_EDGE = 160
 OCR_THUMBNAIL_EDGE = 56
 USER_MAX_SHARE = 0.8
@@ -50,6 +46,7 @@ RENDER_INTERVAL_MS = 40  # re-render a streaming answer at most 25 times a secon
 ASSISTANT_NAME = "DeskLens"
 NO_TEXT = "The model returned no text for this question."
 STOPPED_EMPTY = "Stopped before any text was written."
+CUT_SHORT = "Reached the answer length limit"
 
 
 class ChatActions(QObject):
@@ -58,11 +55,11 @@ class ChatActions(QObject):
     view_image = Signal(object)  # ImageRef
     extract_text = Signal(object)  # [ImageRef]: fast OCR
     refine = Signal(object)  # ImageRef: the VLM's Markdown preset
-    save_text = Signal(object)  # OcrMessage: its text, tables or image made searchable
-    save_table = Signal(object)  # OcrMessage: its tables as .xlsx or .csv
-    retry = Signal(object)  # ErrorMessage
-    regenerate = Signal(object)  # AssistantMessage: answer its question again
-    edit = Signal(object)  # UserMessage: put the question back in the composer
+    save_text = Signal(int)  # an extraction's entry id: its text, tables or searchable PDF
+    save_table = Signal(int)  # an extraction's entry id: its tables as .xlsx or .csv
+    retry = Signal(int)  # an error's entry id: ask its question again
+    regenerate = Signal(int)  # an answer's entry id: answer its question again
+    edit = Signal(int)  # a question's entry id: put it back in the composer
     told = Signal(str)  # what a click did, for the status bar ("Copied the table…")
 
 
@@ -72,7 +69,7 @@ class MessageWidget(QWidget):
 
     def __init__(self, object_name: str, *, right: bool = False) -> None:
         super().__init__()
-        self.message_id: int | None = None
+        self.entry_id: int | None = None  # the transcript entry shown (None: still streaming)
         self._right = right
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -92,6 +89,11 @@ class MessageWidget(QWidget):
 
     def text(self) -> str:
         return ""
+
+    def _emit(self, intent: SignalInstance) -> None:
+        """Names this entry to the window; a bubble still streaming has none yet."""
+        if self.entry_id is not None:
+            intent.emit(self.entry_id)
 
     def natural_width(self) -> int:
         """How wide the bubble would like to be (right-aligned bubbles only)."""
@@ -145,15 +147,14 @@ class UserMessage(MessageWidget):
         images: Sequence[ImageRef],
         actions: ChatActions,
         *,
-        typed: str | None = None,
+        prompt: str = "",
+        context: str = "",
     ) -> None:
-        """`text`: the question as the model read it; `typed`: the user's own words in it (a
-        new question's `text` is typed; a stored one says: StoredMessage.typed_text)."""
+        """`text`: the user's own words; `prompt`: what the model read, when more was put
+        before them; `context`: what that was, said ("With the extracted text")."""
         super().__init__("userBubble", right=True)
         self.images = list(images)
-        self._text = text if typed is None else typed  # shown, copied and edited
-        self.prompt = text  # what the model read: with the system prompt or the OCR text
-        self.settings: GenerationSettings | None = None  # as asked (None: reopened chat)
+        self._text = text  # shown and copied
         self._thumbs = (
             self._thumbnails(self.images, CHAT_THUMBNAIL_EDGE, actions) if images else None
         )
@@ -162,7 +163,7 @@ class UserMessage(MessageWidget):
             self.body.addWidget(self._label)
         self._context = text_label("", "messageMeta", selectable=False)
         self.body.addWidget(self._context)
-        self.set_prompt(text)
+        self.set_context(prompt, context)
         self.bubble.setAccessibleName("Your message")
         buttons: list[QWidget] = []
         if self.images:
@@ -170,18 +171,17 @@ class UserMessage(MessageWidget):
             extract.clicked.connect(lambda: actions.extract_text.emit(list(self.images)))
             buttons.append(extract)
         edit = flat_button("Edit", "Edit this question and send it again")
-        edit.clicked.connect(lambda: actions.edit.emit(self))
+        edit.clicked.connect(lambda: self._emit(actions.edit))
         self._footer(*buttons, edit, copy_button(self.text, "question"), outside=True)
 
     def text(self) -> str:
         return self._text
 
-    def set_prompt(self, prompt: str) -> None:
-        self.prompt = prompt
-        added = prompt != self._text
-        self._context.setText(context_label(prompt))
-        self._context.setToolTip(prompt if added else "")
-        self._context.setVisible(added)
+    def set_context(self, prompt: str, context: str) -> None:
+        """Says what was put before the words (the prompt itself in its tooltip)."""
+        self._context.setText(context)
+        self._context.setToolTip(prompt if prompt and prompt != self._text else "")
+        self._context.setVisible(bool(context))
 
     def natural_width(self) -> int:
         margins = self.body.contentsMargins()
@@ -228,7 +228,7 @@ class AssistantMessage(MessageWidget):
         buttons: list[QWidget] = [copy_button(self.text, "answer")]
         if actions is not None:
             regenerate = flat_button("Regenerate", "Answer this question again")
-            regenerate.clicked.connect(lambda: actions.regenerate.emit(self))
+            regenerate.clicked.connect(lambda: self._emit(actions.regenerate))
             buttons.append(regenerate)
         self._footer(*buttons, meta=self.meta)
         self._timer = QTimer(self)
@@ -259,7 +259,7 @@ class AssistantMessage(MessageWidget):
         self.set_stopped(answer.finish_reason == "stopped")
         meta = answer_summary(answer.stats)
         if answer.finish_reason == "length":
-            meta = "Reached the answer length limit · " + meta
+            meta = f"{CUT_SHORT} · {meta}"
         self.meta.setText(meta)
         self._render()
 
@@ -286,7 +286,7 @@ class OcrMessage(MessageWidget):
     def __init__(self, result: OcrText, image: ImageRef, actions: ChatActions) -> None:
         super().__init__("ocrBubble")
         self.bubble.setAccessibleName("Extracted text")
-        self.result = result
+        self._ocr = result
         self.image = image
         header = QHBoxLayout()
         thumb = Thumbnail(image, OCR_THUMBNAIL_EDGE)
@@ -319,7 +319,7 @@ class OcrMessage(MessageWidget):
         save = flat_button(
             "Save as…", "Save the text (.txt, .md, .json), the tables (.xlsx, .csv) or a PDF"
         )
-        save.clicked.connect(lambda: actions.save_text.emit(self))
+        save.clicked.connect(lambda: self._emit(actions.save_text))
         refine: QAbstractButton = flat_button(
             "Refine with AI", "Ask the model to rewrite this image as Markdown"
         )
@@ -336,17 +336,17 @@ class OcrMessage(MessageWidget):
         button = flat_button("Table", "Save or copy the tables found in this image")
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
-        menu.addAction("Save table as…", lambda: actions.save_table.emit(self))
+        menu.addAction("Save table as…", lambda: self._emit(actions.save_table))
         menu.addAction("Copy table as TSV", lambda: self._copy_table(actions))
         button.setMenu(menu)
         return button
 
     def _copy_table(self, actions: ChatActions) -> None:
-        copy_to_clipboard(table_tsv(self.result))
+        copy_to_clipboard(table_tsv(self._ocr))
         actions.told.emit("Copied the table as tab-separated cells.")
 
     def text(self) -> str:
-        return self.result.text
+        return self._ocr.text
 
 
 class ErrorMessage(MessageWidget):
@@ -354,19 +354,19 @@ class ErrorMessage(MessageWidget):
         self,
         text: str,
         actions: ChatActions | None = None,
-        retry_request: AskRequest | None = None,
+        retry: bool = False,
     ) -> None:
+        """`retry`: it answered a question that can be asked again (a Retry button)."""
         super().__init__("errorBubble")
         self.bubble.setAccessibleName("Error")
-        self.retry_request = retry_request
         self._text = text
         label = text_label(text, "errorText")
         self.body.addWidget(label)
         buttons: list[QWidget] = []
-        if actions is not None and retry_request is not None:
-            retry = flat_button("Retry", "Send the question again")
-            retry.clicked.connect(lambda: actions.retry.emit(self))
-            buttons.append(retry)
+        if actions is not None and retry:
+            button = flat_button("Retry", "Send the question again")
+            button.clicked.connect(lambda: self._emit(actions.retry))
+            buttons.append(button)
         self._footer(*buttons, copy_button(self.text, "error message"))
 
     def text(self) -> str:
@@ -378,7 +378,7 @@ class NoteMessage(QWidget):
 
     def __init__(self, text: str) -> None:
         super().__init__()
-        self.message_id: int | None = None
+        self.entry_id: int | None = None
         self._text = text
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 
 from desktop.core.errors import describe
-from desktop.core.history import HistoryError, HistoryStore
+from desktop.core.history import HistoryError, HistoryStore, Role
 from desktop.core.history.handle import ChatHandle
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.images import ImageError
@@ -129,10 +129,11 @@ class OcrWorker(QObject):
         try:
             outcome.message_id = self._store.add_message(
                 job.chat.resolve(self._store),
-                "ocr",
+                Role.OCR.value,
                 outcome.text.text,
                 [image],
                 stats=outcome.text.stats(),
+                ocr=outcome.text.stored(),
             ).id
         except HistoryError as exc:
             logger.warning("OCR result not saved: %s", exc)
