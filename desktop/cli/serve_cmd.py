@@ -71,9 +71,10 @@ def run(args: argparse.Namespace) -> int:
     except CliError as exc:
         service.stop()
         return fail(exc)
-    _say("ready: `desklens ocr FILE` now reads here. Ctrl+C stops the service.")
     try:
         with _stopped_by_signals() as stop:
+            # Said once the signals are ours: a SIGTERM right after "ready" stops cleanly.
+            _say("ready: `desklens ocr FILE` now reads here. Ctrl+C stops the service.")
             reason = _wait(service, stop, args.idle_exit)
     except KeyboardInterrupt:
         reason = "interrupted"
