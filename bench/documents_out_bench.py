@@ -88,7 +88,7 @@ def timing(scan: Path, folder: Path) -> Timing:
     engine = OcrEngine()
     engine.warm_up()
     started = time.perf_counter()
-    document = write_searchable(engine, scan, folder / "searchable.pdf")
+    document = write_searchable(engine, scan, folder / "searchable.pdf").document
     total = time.perf_counter() - started
     ocr = [page.seconds for page in document.pages]
     lines = sum(len(page.lines) for page in document.pages)

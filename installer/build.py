@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ocr-int8",
         choices=("make", "none"),
-        default="make",
+        default="none",  # the OCR runs FP32 by default (desktop/core/ocr/model_files.py)
         help="ship INT8 OCR models built now from the committed calibration ranges (make), or "
         "not (none: the app builds them on first use)",
     )

