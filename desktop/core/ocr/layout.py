@@ -218,16 +218,23 @@ class _LineBuilder:
 def _char_width(rows: list[Row], text_height: float) -> float:
     """Typical advance of one character, from the rows' widths and lengths.
 
-    Detector boxes reach about a tenth of the text height past the glyphs on each side
-    (measured on rendered monospace code), which is taken off before dividing.
+    With fragments of several lengths, the slope of width against length: the detector's
+    margins and the glyphs' side bearings cancel out (a per-fragment ratio read monospace
+    code about 3 % narrow, enough to put an indentation at 4.5 characters). Otherwise each
+    fragment's width less the detector's margin (about a tenth of the text height on each
+    side, measured on rendered monospace code), divided by its length.
     """
-    widths = [
-        (item.width - BOX_MARGIN * item.height) / len(item.text)
-        for row in rows
-        for item in row.items
-        if len(item.text) >= 4
-    ]
-    return max(statistics.median(widths), 1.0) if widths else max(text_height * 0.5, 1.0)
+    items = [item for row in rows for item in row.items if len(item.text) >= 4]
+    lengths = [len(item.text) for item in items]
+    widths = [(item.width - BOX_MARGIN * item.height) / len(item.text) for item in items]
+    if not widths:
+        return max(text_height * 0.5, 1.0)
+    ratio = max(statistics.median(widths), 1.0)
+    if len(items) >= 3 and max(lengths) - min(lengths) >= 4:
+        slope = statistics.linear_regression(lengths, [item.width for item in items]).slope
+        if 0.8 * ratio < slope < 1.25 * ratio:  # proportional text can scatter: keep the ratio
+            return slope
+    return ratio
 
 
 def _row_text(row: Row, char_width: float | None) -> str:
