@@ -33,7 +33,12 @@ def make_doc_columns(rng: random.Random, name: str) -> Sample:
     for left in (40, 40 + column + gutter):
         y = y0
         for _ in range(2):
-            y = page.lines(left, y, [_title(rng, rng.randint(2, 4))], heading) + 6
+            # A heading wider than its column wraps, as a page would: drawn on one line it
+            # ran into the next column's heading (the overlap read as a layout fault).
+            y = (
+                page.lines(left, y, wrap(_title(rng, rng.randint(2, 4)), heading, column), heading)
+                + 6
+            )
             for _ in range(rng.randint(1, 2)):
                 lines = wrap(paragraph(rng, rng.randint(2, 3)), body, column)
                 room = (page.height - 40 - y) // step
