@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.engine.vision import VisionSpec, smart_resize
-from desktop.core.ocr.models import OcrResult
+from desktop.core.ocr.models import Box, OcrResult
 
 MIN_READABLE_LINE_PX = 8.0  # chosen, see above: an OCR line box's height after the resize
 
@@ -66,23 +66,34 @@ def resize_scale(size: tuple[int, int], spec: VisionSpec) -> float:
     return new_height / height
 
 
-def text_size(result: OcrResult, name: str, spec: VisionSpec) -> TextSize | None:
-    """The image's text size after the resize; None when the OCR found no lines."""
-    heights = [line.box[3] - line.box[1] for line in result.lines if line.box[3] > line.box[1]]
+def line_heights(result: OcrResult, box: Box | None = None) -> list[int]:
+    """The heights of the OCR's line boxes; with `box`, of the lines centred inside it."""
+    heights = []
+    for line in result.lines:
+        left, top, right, bottom = line.box
+        if box is not None:
+            centre_x, centre_y = (left + right) / 2, (top + bottom) / 2
+            if not (box[0] <= centre_x < box[2] and box[1] <= centre_y < box[3]):
+                continue
+        if bottom > top:
+            heights.append(bottom - top)
+    return heights
+
+
+def text_size(
+    heights: Sequence[int], size: tuple[int, int], name: str, spec: VisionSpec
+) -> TextSize | None:
+    """The text size after the resize of an image of `size` whose lines are `heights` tall;
+    None when there are no lines."""
     if not heights:
         return None
     line_px = float(statistics.median(heights))
-    scale = resize_scale((result.width, result.height), spec)
-    return TextSize(name, line_px, scale, _tokens_for(result, line_px, spec))
+    return TextSize(name, line_px, resize_scale(size, spec), _tokens_for(size, line_px, spec))
 
 
-def _tokens_for(result: OcrResult, line_px: float, spec: VisionSpec) -> int:
-    """Visual tokens at which the median line keeps the threshold's height (the budget is
-    rounded up to a hundred; at most the image at its own size, which no budget improves)."""
+def _tokens_for(size: tuple[int, int], line_px: float, spec: VisionSpec) -> int:
+    """Visual tokens at which the median line keeps the threshold's height (rounded up to a
+    hundred; at most the image at its own size, which no budget improves)."""
     needed = min(1.0, MIN_READABLE_LINE_PX / line_px)
-    pixels = result.width * result.height * needed * needed
+    pixels = size[0] * size[1] * needed * needed
     return math.ceil(pixels / spec.factor**2 / 100) * 100
-
-
-def too_small(sizes: Sequence[TextSize | None]) -> list[TextSize]:
-    return [size for size in sizes if size is not None and size.too_small]

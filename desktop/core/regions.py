@@ -87,11 +87,11 @@ class Region:
         """A stored or sent region; None for anything that is not one."""
         if not isinstance(data, dict):
             return None
-        values = [data.get(key) for key in ("x", "y", "w", "h")]
-        image = data.get("image", 0)
-        if not all(type(v) is int for v in [*values, image]):
+        values = [data.get(key) for key in ("x", "y", "w", "h")] + [data.get("image", 0)]
+        numbers = [value for value in values if type(value) is int]  # a bool is no number
+        if len(numbers) != len(values):
             return None
-        x, y, width, height = values
+        x, y, width, height, image = numbers
         return cls(x, y, width, height, image)
 
 
