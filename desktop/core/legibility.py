@@ -18,6 +18,7 @@ is named so that a measurement with real weights can replace it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from collections.abc import Sequence
@@ -92,8 +93,14 @@ def text_size(
 
 
 def _tokens_for(size: tuple[int, int], line_px: float, spec: VisionSpec) -> int:
-    """Visual tokens at which the median line keeps the threshold's height (rounded up to a
-    hundred; at most the image at its own size, which no budget improves)."""
+    """The smallest budget (in hundreds of visual tokens) at which the median line keeps the
+    threshold's height; at most the image at its own size, which no budget improves."""
+    native = math.ceil(size[0] * size[1] / spec.factor**2 / 100) * 100
     needed = min(1.0, MIN_READABLE_LINE_PX / line_px)
-    pixels = size[0] * size[1] * needed * needed
-    return math.ceil(pixels / spec.factor**2 / 100) * 100
+    tokens = math.ceil(size[0] * size[1] * needed * needed / spec.factor**2 / 100) * 100
+    while tokens < native:  # the resize rounds to whole tokens: a few hundred more may do
+        budget = dataclasses.replace(spec, max_pixels=tokens * spec.factor**2)
+        if line_px * resize_scale(size, budget) >= MIN_READABLE_LINE_PX:
+            break
+        tokens += 100
+    return min(tokens, native)
