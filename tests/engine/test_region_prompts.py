@@ -71,4 +71,4 @@ def test_a_region_prompt_carries_the_box_and_the_crop_at_its_own_resolution(
     assert whole.tokens == processor_tokens(tiny_checkpoint, (3840, 2160), spec)
     whole_density = whole.tokens / (3840 * 2160)
     crop_density = crop.tokens / (960 * 540)
-    assert crop_density >= 4 * whole_density, (crop_density / whole_density)
+    assert crop_density >= 4 * whole_density, crop_density / whole_density
