@@ -10,9 +10,9 @@ from api_support import user_message
 
 from desktop.core.api.errors import ApiError
 from desktop.core.api.messages import parse_chat
-from desktop.core.ocr.rendered_pages import render_lines
 from desktop.core.engine.vision import visual_token_count
 from desktop.core.images import load_image
+from desktop.core.ocr.rendered_pages import render_lines
 from desktop.core.regions import Region, region_prompt, with_regions
 
 PAGE = render_lines([f"Row {n}: {n * 1117}.25 due" for n in range(12)], size=14, width=1600)
