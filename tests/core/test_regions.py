@@ -11,10 +11,12 @@ from PIL import Image
 
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation.transcript import Means, Transcript
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import AskedWith, HistoryStore, Role
 from desktop.core.history.database import SCHEMA_VERSION
 from desktop.core.history.handle import ChatHandle
+from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import load_image
 from desktop.core.ocr.rendered_pages import render_lines
 from desktop.core.regions import (
@@ -86,16 +88,31 @@ def test_regions_are_stored_with_the_question_and_survive_reopening(engine, page
         box = region.bbox_2d(page.size)
         assert f'{{"bbox_2d": {box}}}' in result.prompt and result.prompt.endswith("What is it?")
         assert result.answer.stats.images_encoded == 2  # the page and the crop
+        assert len(result.turn.images) == 2
         # A retry asks the stored prompt again: the region's sentence is not added twice.
         again = service.ask(request.retry(result))
         assert again.prompt == result.prompt
     with HistoryStore(folder) as reopened:
-        [question, _answer] = reopened.messages(request.chat.id)[:2]
+        messages = reopened.messages(request.chat.id)
+        question = messages[0]
         assert question.role == Role.USER and question.text == "What is it?"
-        assert question.asked.regions == (region,)
-        assert len(question.images) == 2  # the crop is replayed as the model read it
-        crop = reopened.load_image(question.images[1])
-        assert crop.size == (200, 40)
+        assert question.asked.regions == (region,) and question.model_text == result.prompt
+        assert [image.digest for image in question.images] == [page.digest]  # as attached
+        # Replayed as the model read it: the crop is cut again from the stored page.
+        [turn, *_] = rebuild_conversation(messages, reopened.load_image).turns
+        assert [image.digest for image in turn.images] == [
+            page.digest,
+            with_regions([region], [page]).images[1].digest,
+        ]
+        assert turn.answer_ids == result.turn.answer_ids
+        # Regenerate after the restart asks the same prompt with the same crop.
+        transcript = Transcript.from_stored(messages, lambda image: reopened.load_image(image))
+        answer = next(entry for entry in transcript.entries if entry.role == Role.ASSISTANT)
+        regenerate = transcript.request_for(answer.id, ChatHandle(request.chat.id), Means(SETTINGS))
+        assert regenerate.regions == (region,)
+        engine.reset()
+        again = ConversationService(engine, reopened).ask(regenerate)
+        assert again.prompt == result.prompt and again.turn.answer_ids == result.turn.answer_ids
 
 
 def test_a_region_outside_its_image_fails_the_question_with_a_sentence(engine, page, store):

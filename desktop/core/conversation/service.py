@@ -105,7 +105,6 @@ class ConversationService:
             failed = Answer("", "error", error=str(exc), error_kind=ErrorKind.IMAGE)
             return AskResult(request, failed, request.question)
         composed = self._compose(request, images, asked_about.note)
-        images = list(asked_about.images)  # the regions' crops read after the whole images
         prompt = composed.prompt
         saving = _Saving(None)
         self._resolve(request, saving)
@@ -113,7 +112,8 @@ class ConversationService:
             self._rewind(saving, saving.conversation_id, request.rewind_from)
         saving.user_message_id = request.user_message_id or self._save_question(
             saving, request, prompt, images
-        )
+        )  # the images attached; the regions' crops are cut from them again on replay
+        images = list(asked_about.images)  # the model reads the crops after the whole images
         if engine is None:  # the question is kept with its error: Retry asks it once there is
             failed = Answer("", "error", error=self.no_model, error_kind=ErrorKind.NO_MODEL)
             self._store_answer(saving, failed, None, ())
