@@ -4,7 +4,9 @@ that asks the same prompt, and a schema-3 history that gains the column."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -123,19 +125,20 @@ def test_a_region_outside_its_image_fails_the_question_with_a_sentence(engine, p
     assert store.list_conversations() == []  # nothing stored for a question not asked
 
 
-def test_a_schema_3_history_gains_the_regions_column_and_keeps_its_rows(tmp_path, page):
-    folder = tmp_path / "history"
+def test_a_schema_3_history_gains_the_regions_column_and_keeps_its_rows(tmp_path):
+    folder = tmp_path / "history-v3"  # made by the schema-3 code (data/make_history_v3.py)
+    shutil.copytree(Path(__file__).parent / "data" / "history-v3", folder)
     with HistoryStore(folder) as store:
-        chat = store.create_conversation("Old")
-        store.add_message(chat, Role.USER.value, "Old question", [page])
-    with sqlite3.connect(folder / "history.sqlite3") as connection:  # as schema 3 left it
-        connection.execute("ALTER TABLE messages DROP COLUMN regions")
-        connection.execute("PRAGMA user_version = 3")
-    with HistoryStore(folder) as store:
-        [message] = store.messages(chat)
-        assert message.text == "Old question" and message.asked.regions == ()
+        [chat] = store.list_conversations()
+        question, answer = store.messages(chat.id)
+        assert (question.text, question.asked.preset, answer.text) == (
+            "What is the total?",
+            "text",
+            "12.50",
+        )
+        assert question.asked.settings.max_new_tokens == 64 and question.asked.regions == ()
         region = Region(1, 2, 3, 4)
-        stored = store.add_message(chat, "user", "New", asked=AskedWith(regions=(region,)))
+        stored = store.add_message(chat.id, "user", "New", asked=AskedWith(regions=(region,)))
         assert stored.asked.regions == (region,)
     with sqlite3.connect(folder / "history.sqlite3") as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
