@@ -22,7 +22,8 @@ from typing import Any
 
 from desktop.core.ocr.models import Box, OcrResult
 
-SIMILAR = 0.85  # SequenceMatcher ratio from which a phrase counts as the line's words
+SIMILAR = 0.85  # share of a phrase's characters found in order in a line: its words
+MAX_PHRASES = 400  # an answer's phrases looked up (a long answer's first ones)
 _SPACE_GROUPS = re.compile(r"(?<=\d)[ \u00a0\u202f\u2009](?=\d{3}(?!\d))")
 _NUMBER = re.compile(r"[$€£¥]?\d(?:[\d,.'’]*\d)?%?")
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|“([^”\n]{3,200})”|`([^`\n]{3,200})`")
@@ -111,7 +112,8 @@ def phrases(answer: str) -> list[str]:
         if len(words.split()) >= 2:
             candidates.append(words)
     normalised = (normalise(phrase) for phrase in candidates)
-    return list(dict.fromkeys(phrase for phrase in normalised if len(phrase) >= 3))
+    kept = dict.fromkeys(phrase for phrase in normalised if len(phrase) >= 3)
+    return list(kept)[:MAX_PHRASES]
 
 
 def normalise(text: str) -> str:
@@ -124,20 +126,20 @@ def normalise(text: str) -> str:
 
 
 def similar(phrase: str, line: str) -> bool:
-    """Whether normalised `phrase` is (nearly) in normalised `line`, or the line in it."""
+    """Whether normalised `phrase` is (nearly) in normalised `line`, or the line in it: the
+    shorter one's characters found in order in the longer one, at least SIMILAR of them."""
     if not phrase or not line:
         return False
     if phrase in line or (len(line) >= 8 and line in phrase):
         return True
-    short, long = (phrase, line) if len(phrase) <= len(line) else (line, phrase)
+    short, long = sorted((phrase, line), key=len)
     if len(short) < 8 or len(short) < 0.5 * len(long):
         return False  # a short or partial phrase must match as it is
-    matcher = SequenceMatcher(None, short, autojunk=False)
-    for start in range(len(long) - len(short) + 1):
-        matcher.set_seq2(long[start : start + len(short)])
-        if matcher.real_quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR:
-            return True
-    return False
+    words = set(short.split())
+    if 2 * len(words & set(long.split())) < len(words):
+        return False  # most words differ: not worth the character match (it is quadratic)
+    blocks = SequenceMatcher(None, short, long, autojunk=False).get_matching_blocks()
+    return sum(block.size for block in blocks) >= SIMILAR * len(short)
 
 
 class _Line:
