@@ -8,7 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from desktop.cli import exit_codes
+from desktop.cli import ask_checks, exit_codes
+from desktop.cli.ask_checks import add_check_options
 from desktop.cli.common import (
     CliError,
     add_drafting_option,
@@ -22,13 +23,13 @@ from desktop.cli.common import (
     load_answer_engine,
     load_images,
     local_model_hint,
-    read_images,
     stdout_closed,
 )
 from desktop.core import paths
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService
 from desktop.core.presets import PRESETS, Preset
+from desktop.core.refine import COPYING_PRESETS
 from desktop.core.terminal_text import terminal_text
 from desktop.core.user_presets import find_preset, load_book
 
@@ -66,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="ask the question of every image on its own (answered side by side, faster than "
         "one run per image)",
     )
+    add_check_options(parser)
     add_drafting_option(parser)
     add_model_options(parser)
     add_server_options(parser)
@@ -110,26 +112,33 @@ def run(args: argparse.Namespace) -> int:
     try:
         prompt, settings = generation_settings(args)
         images = load_images(args.images)
-        if args.each and (not images or args.ground or settings.json_schema):
+        if args.each and (not images or args.ground or settings.json_schema or args.region):
             raise CliError(
-                "--each needs images and works without --ground or the JSON preset",
+                "--each needs images and works without --ground, --region or the JSON preset",
                 exit_codes.USAGE,
             )
-        results = read_images(images, args.threads) if args.ground else None
+        asked = ask_checks.regions(args, images)
         engine = load_answer_engine(args)
+        if args.each:
+            return run_each(
+                ConversationService(engine), engine, prompt, images, settings, as_json=args.json
+            )
+        results = ask_checks.ocr_results(args, images)
         remote = bool(engine.info.server)  # a server drafts as it does: no OCR for hints
-        hints = [] if args.each or remote else drafting_hints(args, images, results)
+        # The checks' OCR also drafts, where drafting would have run an OCR of its own.
+        drafts = args.ground or args.ocr_drafts == "on" or args.preset in COPYING_PRESETS
+        hints = [] if remote else drafting_hints(args, images, results if drafts else None)
     except CliError as exc:
         return fail(exc)
     service = ConversationService(engine)
-    if args.each:
-        return run_each(service, engine, prompt, images, settings, as_json=args.json)
-
+    sizes = ask_checks.text_sizes(results, images, asked, ask_checks.vision_spec(engine))
+    ask_checks.warn(sizes)  # before the model reads: the user may stop it and ask otherwise
     stream = _AnswerPrinter(engine)
-
+    ground_texts = grounding_texts(results if args.ground else None)
     request = AskRequest(
-        prompt, tuple(images), settings, hints=tuple(hints), ground_texts=grounding_texts(results)
-    )
+        prompt, tuple(images), settings, hints=tuple(hints), ground_texts=ground_texts,
+        regions=asked,
+    )  # fmt: skip
     with ctrl_c_stops(engine):
         result = service.ask(request, on_text=None if args.json else stream)
     answer = result.answer
@@ -138,8 +147,10 @@ def run(args: argparse.Namespace) -> int:
     if answer.error:
         hint = local_model_hint() if engine.info.server else ""
         return fail(CliError(answer.error + hint, exit_codes.FAILED))
+    found = ask_checks.evidence(answer.text, results)
     if args.json:
         record = answer_record(answer, result.prompt, engine, images)
+        record.update(ask_checks.json_fields(sizes, found, asked))
         print(json.dumps(record, ensure_ascii=False))
     else:
         stream("\n")
@@ -155,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             f"{where_answered(stats)}{drafted}",
             file=sys.stderr,
         )
+        ask_checks.report_not_found(found)
     if answer.cut_off is not None:  # the words came, but not as the server should send them
         return fail(CliError(answer.cut_off, exit_codes.FAILED))
     return exit_codes.OK

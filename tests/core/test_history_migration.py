@@ -61,7 +61,7 @@ def test_a_version_1_history_is_migrated_and_reads_as_before(old_history):
         [extraction] = store.messages(chats["Extracted"])
         assert OcrText.from_message(extraction).markdown == "Total **12.50**"
         assert extraction.stats == {"seconds": 0.3}  # the other formats left the stats
-    assert user_version(old_history) == SCHEMA_VERSION == 3
+    assert user_version(old_history) == SCHEMA_VERSION == 4
 
 
 def test_a_version_2_history_is_migrated_its_typed_words_become_the_text(tmp_path):
@@ -93,7 +93,7 @@ def test_a_version_2_history_is_migrated_its_typed_words_become_the_text(tmp_pat
     assert "## You\n\n*With your system prompt*\n\n" in exported
     assert "Answer briefly" not in exported and "What is the total?" in exported
     assert "## DeskLens (stopped by you)" in exported
-    assert user_version(folder) == 3
+    assert user_version(folder) == SCHEMA_VERSION
     with sqlite3.connect(folder / "history.sqlite3") as connection:  # nothing left behind
         assert connection.execute(
             "SELECT count(*) FROM messages WHERE typed IS NOT NULL"

@@ -106,7 +106,10 @@ class ChatRunner:
             raise ApiError(503, NO_MODEL, "model_not_loaded")
         history = tuple(self._turn(engine, turn) for turn in call.history)
         scanner = StopScanner(call.stop)
-        request = AskRequest(call.question, tuple(call.images), call.settings, history=history)
+        request = AskRequest(
+            call.question, tuple(call.images), call.settings, history=history,
+            regions=call.regions,
+        )  # fmt: skip
         on_text = _streamer(engine, scanner, emit, cancel)
         result = ConversationService(engine).ask(request, cancel, on_text)
         answer = result.answer

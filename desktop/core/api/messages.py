@@ -19,6 +19,7 @@ from desktop.core.api.errors import ApiError, invalid
 from desktop.core.api.schemas import check_schema
 from desktop.core.chat import GenerationSettings
 from desktop.core.images import ImageError, LoadedImage, load_image
+from desktop.core.regions import Region, RegionError, check_regions
 
 MAX_STOP_SEQUENCES = 4  # as OpenAI
 MAX_ANSWER_TOKENS = 16384  # the engine's context (EngineConfig.max_context_tokens)
@@ -50,6 +51,7 @@ class ChatCall:
     stop: tuple[str, ...] = ()
     stream: bool = False
     include_usage: bool = False
+    regions: tuple[Region, ...] = ()  # DeskLens's own: boxes of the question's images
 
 
 @dataclass
@@ -85,6 +87,7 @@ def parse_chat(body: object) -> ChatCall:
         stop=_stop_sequences(body.get("stop")),
         stream=stream,
         include_usage=stream and _flag(options, "include_usage"),
+        regions=_regions(body.get("regions"), images),
     )
 
 
@@ -122,6 +125,27 @@ def _server_extensions(body: dict, settings: GenerationSettings) -> None:
         settings.repetition_penalty = penalty
     if body.get("ignore_eos") is not None:
         settings.ignore_eos = _flag(body, "ignore_eos")
+
+
+def _regions(value: object, images: Sequence[LoadedImage]) -> tuple[Region, ...]:
+    """DeskLens's own `regions`: [{"x", "y", "w", "h", "image"?}] in pixels of the last user
+    message's images (`image` counts them from 0), each asked about as a box and a crop."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else None
+    found = [Region.from_dict(item) for item in items or []]
+    if items is None or None in found:
+        raise invalid(
+            '\'regions\' must be a list of {"x", "y", "w", "h"} boxes in pixels, with '
+            '"image" (from 0) for a question\'s other images.',
+            "regions",
+        )
+    regions = tuple(region for region in found if region is not None)
+    try:
+        check_regions(regions, images)
+    except RegionError as exc:
+        raise invalid(str(exc), "regions") from None
+    return regions
 
 
 def _refuse_unsupported(body: dict) -> None:

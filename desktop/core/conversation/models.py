@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from desktop.core.history.handle import ChatHandle
     from desktop.core.images import LoadedImage
     from desktop.core.ocr import OcrEngine
+    from desktop.core.regions import Region
 
 
 class QuestionImage(Protocol):
@@ -53,6 +54,9 @@ class AskRequest:
     system: str = ""
     preset: str | None = None  # the key of the preset asked with: stored with the question
     typed: str | None = None  # the typed words when `question` is a stored composed prompt
+    # Boxes the question is about: their bbox_2d goes before it and their crops after the
+    # images (regions.py); stored with the question.
+    regions: tuple[Region, ...] = ()
 
     @property
     def conversation_id(self) -> int | None:
@@ -72,6 +76,7 @@ class AskRequest:
             user_message_id=result.user_message_id or self.user_message_id,
             preset=self.preset,
             typed=self.typed or self.question,
+            regions=self.regions,  # their sentence is in the stored prompt already
         )
 
 

@@ -21,6 +21,7 @@ from desktop.core.history import AskedWith, ErrorKind, Finish, HistoryError, Rol
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
 from desktop.core.question_context import GroundedPrompt, compose_question, grounded_prompt
+from desktop.core.regions import RegionError, region_prompt, with_regions
 
 if TYPE_CHECKING:
     from desktop.core.conversation.engine_protocol import AnswerEngine, Preparation
@@ -99,10 +100,11 @@ class ConversationService:
         engine = self._engine
         try:
             images = [source.load() for source in request.images]
-        except ImageError as exc:  # nothing is stored: the images are what is missing
+            asked_about = with_regions(request.regions, images)
+        except (ImageError, RegionError) as exc:  # nothing is stored: the images are wrong
             failed = Answer("", "error", error=str(exc), error_kind=ErrorKind.IMAGE)
             return AskResult(request, failed, request.question)
-        composed = self._compose(request, images)
+        composed = self._compose(request, images, asked_about.note)
         prompt = composed.prompt
         saving = _Saving(None)
         self._resolve(request, saving)
@@ -110,7 +112,8 @@ class ConversationService:
             self._rewind(saving, saving.conversation_id, request.rewind_from)
         saving.user_message_id = request.user_message_id or self._save_question(
             saving, request, prompt, images
-        )
+        )  # the images attached; the regions' crops are cut from them again on replay
+        images = list(asked_about.images)  # the model reads the crops after the whole images
         if engine is None:  # the question is kept with its error: Retry asks it once there is
             failed = Answer("", "error", error=self.no_model, error_kind=ErrorKind.NO_MODEL)
             self._store_answer(saving, failed, None, ())
@@ -165,15 +168,18 @@ class ConversationService:
     # --- internals -----------------------------------------------------------------------
 
     @staticmethod
-    def _compose(request: AskRequest, images: Sequence[LoadedImage]) -> GroundedPrompt:
+    def _compose(
+        request: AskRequest, images: Sequence[LoadedImage], regions_note: str
+    ) -> GroundedPrompt:
         """The prompt; a question grounded here also drafts from the OCR it ran."""
+        question = region_prompt(request.question, regions_note)
         if request.ground is not None:
-            return grounded_prompt(request.question, images, request.ground, request.system)
+            return grounded_prompt(question, images, request.ground, request.system)
         if request.ground_texts or request.system:
             texts = request.ground_texts
-            composed = compose_question(request.question, system=request.system, ocr_texts=texts)
+            composed = compose_question(question, system=request.system, ocr_texts=texts)
             return GroundedPrompt(composed)
-        return GroundedPrompt(request.question)
+        return GroundedPrompt(question)
 
     @staticmethod
     def _answer(
@@ -247,7 +253,9 @@ class ConversationService:
         """The typed words, the composed prompt and how it was asked (for Retry, Regenerate
         and Edit after a restart)."""
         grounded = request.ground is not None or bool(request.ground_texts)
-        asked = AskedWith(request.settings, request.preset, grounded, bool(request.system))
+        asked = AskedWith(
+            request.settings, request.preset, grounded, bool(request.system), request.regions
+        )
         return self._save(
             saving, Role.USER, request.typed or request.question, images=images,
             prompt=prompt, asked=asked,

@@ -193,6 +193,7 @@ class Transcript:
             rewind_from=rewind,
             preset=question.asked.preset,
             typed=question.text,
+            regions=question.asked.regions,  # their sentence is in the stored prompt
         )
 
     def _composed_again(
@@ -219,6 +220,7 @@ class Transcript:
             ground=means.ocr if question.asked.grounded and images else None,
             system=means.system_prompt if question.asked.system else "",
             preset=question.asked.preset,
+            regions=question.asked.regions if images == question.images else (),
         )
 
     def _index(self, entry_id: int) -> int | None:

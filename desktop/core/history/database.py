@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS messages (
     finish TEXT,                 -- an answer: done | length | stopped
     error_kind TEXT,             -- an error: desktop.core.history.records.ErrorKind
     ocr_markdown TEXT,           -- an extraction's Markdown
-    ocr_json TEXT                -- an extraction's JSON
+    ocr_json TEXT,               -- an extraction's JSON
+    regions TEXT                 -- JSON: the boxes a question was about (regions.py)
 );
 CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
 CREATE TABLE IF NOT EXISTS message_images (

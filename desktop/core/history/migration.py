@@ -1,10 +1,11 @@
-"""Bringing a history written by an older DeskLens up to schema 3, in the open transaction.
+"""Bringing a history written by an older DeskLens up to schema 4, in the open transaction.
 
 Schema 1 stored a question as the whole composed prompt (system prompt and OCR text around the
 typed words); schema 2 added `typed`; schema 3 keeps the typed words as `text`, the prompt as
 `prompt`, what was put before the question as columns, the request's settings, how an answer
-ended, an error's kind and an extraction's Markdown and JSON in their own columns. This is the
-only place that reads the old prompt markers back.
+ended, an error's kind and an extraction's Markdown and JSON in their own columns; schema 4
+adds a question's regions (a column, nothing moved). This is the only place that reads the old
+prompt markers back.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import sqlite3
 
 from desktop.core import bounded_json
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
-# Columns added by schema 2 and 3 (a table made by an older version lacks them).
+# Columns added by schema 2, 3 and 4 (a table made by an older version lacks them).
 NEW_COLUMNS = {
     "typed": "TEXT",  # schema 2 only: moved into `text`, NULL since schema 3
     "prompt": "TEXT",
@@ -28,6 +29,7 @@ NEW_COLUMNS = {
     "error_kind": "TEXT",
     "ocr_markdown": "TEXT",
     "ocr_json": "TEXT",
+    "regions": "TEXT",  # schema 4: a question's regions (JSON), added as it is: no rows move
 }
 
 # What schema 1 and 2 put between the added context and the typed words.

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.chat import ErrorKind, GenerationSettings
+from desktop.core.regions import Region
 
 DATABASE_NAME = "history.sqlite3"
 IMAGES_FOLDER = "images"
@@ -59,6 +60,7 @@ class AskedWith:
     preset: str | None = None  # the preset's key, for a preset's question
     grounded: bool = False  # the fast-OCR text of its images was put before it
     system: bool = False  # the user's system prompt was put before it (a chat's first)
+    regions: tuple[Region, ...] = ()  # the boxes it was about (schema 4): of its images
 
     @property
     def label(self) -> str:

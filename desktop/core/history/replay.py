@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from desktop.core.chat import Conversation, ImageLike, Turn
 from desktop.core.history.records import Role, StoredImage, StoredMessage
 from desktop.core.images import ImageError, LoadedImage
+from desktop.core.regions import RegionError, with_regions
 
 
 def rebuild_conversation(
@@ -44,8 +45,10 @@ def _turn(
     load: Callable[[StoredImage], LoadedImage],
 ) -> Turn | None:
     try:
-        images: list[ImageLike] = [load(image) for image in question.images]
-    except ImageError:
+        attached = [load(image) for image in question.images]
+        # The regions' crops are cut again: the same pixels, so the same tokens as asked.
+        images: list[ImageLike] = list(with_regions(question.asked.regions, attached).images)
+    except (ImageError, RegionError):
         return None
     return Turn(
         question=question.model_text,

@@ -20,10 +20,11 @@ from desktop.core.history.records import (
     StoredOcr,
 )
 from desktop.core.images import LoadedImage
+from desktop.core.regions import regions_from_json
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, prompt, preset,"
-    " settings, grounded, with_system, finish, error_kind, ocr_markdown, ocr_json"
+    " settings, grounded, with_system, finish, error_kind, ocr_markdown, ocr_json, regions"
 )
 # The settings that shape an answer, stored with its question (the others are the engine's).
 _STORED_SETTINGS = (
@@ -51,6 +52,7 @@ def message_from_row(row: tuple[Any, ...], images: list[StoredImage]) -> StoredM
         error_kind,
         markdown,
         ocr_json,
+        regions,
     ) = row
     return StoredMessage(
         id=message_id,
@@ -63,7 +65,13 @@ def message_from_row(row: tuple[Any, ...], images: list[StoredImage]) -> StoredM
         stopped=bool(stopped),
         created_at=created_at,
         prompt=prompt,
-        asked=AskedWith(settings_from_json(settings), preset, bool(grounded), bool(with_system)),
+        asked=AskedWith(
+            settings_from_json(settings),
+            preset,
+            bool(grounded),
+            bool(with_system),
+            regions_from_json(bounded_json.stored(regions)),
+        ),  # fmt: skip
         finish=_member(Finish, finish),
         error_kind=_member(ErrorKind, error_kind),
         ocr=StoredOcr(markdown or "", ocr_json or "{}") if role == Role.OCR else None,

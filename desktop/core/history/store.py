@@ -41,6 +41,7 @@ from desktop.core.history.records import (
     reason,
 )
 from desktop.core.images import LoadedImage, load_image
+from desktop.core.regions import regions_to_json
 
 logger = logging.getLogger(__name__)
 
@@ -162,10 +163,9 @@ class HistoryStore:
         error_kind: ErrorKind | None = None,
         ocr: StoredOcr | None = None,
     ) -> StoredMessage:
-        """Stores a message and copies its images into the store. The image files are
-        written first, outside the database lock; the rows then go in one transaction.
-        A question: `text` is what the user typed, `prompt` the prompt composed around it
-        (None: the same), `asked` how it was asked."""
+        """Stores a message and copies its images into the store (the files first, outside
+        the database lock; the rows then in one transaction). A question: `text` is what the
+        user typed, `prompt` the prompt composed around it (None: the same), `asked` how."""
         rows.check_role(role)
         for image in images:
             check_digest(image.digest)
@@ -188,6 +188,7 @@ class HistoryStore:
             "error_kind": error_kind.value if error_kind is not None else None,
             "ocr_markdown": ocr.markdown if ocr is not None else None,
             "ocr_json": ocr.json if ocr is not None else None,
+            "regions": regions_to_json(asked.regions),
         }
         created: list[str] = []
         with self._files_lock:
@@ -284,11 +285,8 @@ class HistoryStore:
     def messages(self, conversation_id: int) -> list[StoredMessage]:
         """The conversation's messages, oldest first."""
         with self._reading() as connection:
-            found = connection.execute(
-                f"SELECT {rows.MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?"
-                " ORDER BY id",
-                (conversation_id,),
-            ).fetchall()
+            query = f"SELECT {rows.MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?"
+            found = connection.execute(query + " ORDER BY id", (conversation_id,)).fetchall()
             images = self._images_by_message(
                 connection,
                 "SELECT i.message_id, i.digest, i.name, i.width, i.height"

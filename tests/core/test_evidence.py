@@ -1,0 +1,47 @@
+"""Evidence matching (issue 40) on its own: figures by value whatever their formatting, phrases
+fuzzily, and only figures that look copied from the image are checked."""
+
+from __future__ import annotations
+
+from desktop.core.evidence import figures, find_evidence, normalise, similar
+from desktop.core.ocr.models import OcrLine, OcrResult
+
+
+def page(*texts: str) -> OcrResult:
+    lines = [OcrLine(text, (10, 30 * n, 400, 30 * n + 20), 0.9, n) for n, text in enumerate(texts)]
+    return OcrResult(lines, 500, 30 * len(texts) + 10, 0.1)
+
+
+def test_a_figure_matches_its_line_in_any_formatting():
+    ocr = page("Total 12,450.50", "Net 12 450,50", "Gross 12.450,50", "Rate 7.5%", "Ref 0099")
+    for written in ("12450.50", "12,450.5", "12.450,50", "12 450.50", "$12,450.50"):
+        found = find_evidence(f"The amount is {written}.", [ocr])
+        assert [line.line for line in found.lines] == [0, 1, 2], written
+        assert found.not_found == ()
+    assert [line.line for line in find_evidence("It is 7.50 %", [ocr]).lines] == [3]
+    assert find_evidence("It is 12,450.55.", [ocr]).not_found == ("12,450.55",)
+    assert find_evidence("Ref 0099 holds.", [ocr]).lines[0].text == "Ref 0099"
+
+
+def test_only_figures_that_look_copied_are_checked():
+    assert figures("There are 2 rows and 14 items; see step 3.") == []
+    assert figures("Paid 1,200 on 2024-05-01 (98%), id 4471.") == [
+        "1,200", "2024", "98%", "4471"
+    ]  # fmt: skip
+    assert find_evidence("There are 2 rows.", [page("Total 9")]).not_found == ()
+
+
+def test_phrases_match_through_case_spacing_punctuation_and_a_misread_letter():
+    assert similar(
+        normalise("customer acme widgets gmbh"), normalise("Customer: ACME Widgets GmbH")
+    )
+    assert similar(
+        normalise("Custonner Acme Widgets GmbH"), normalise("Customer: Acme Widgets GmbH")
+    )
+    assert not similar(
+        normalise("Invoice from Globex Ltd"), normalise("Customer: Acme Widgets GmbH")
+    )
+    ocr = page("Invoice INV-4471", "Customer: Acme Widgets GmbH", "Thank you")
+    found = find_evidence('Billed to "Acme Widgets GmbH" as agreed.', [ocr])
+    assert [line.text for line in found.lines] == ["Customer: Acme Widgets GmbH"]
+    assert found.to_dict()["lines"][0]["box"] == [10, 30, 400, 50]
