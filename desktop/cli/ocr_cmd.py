@@ -20,7 +20,7 @@ from pathlib import Path
 from desktop.cli.common import add_model_options, add_threads_option, fail, threads_error
 from desktop.cli.ocr_reply import print_reply
 from desktop.core.file_types import is_image_or_pdf
-from desktop.core.ocr.export import FORMATS
+from desktop.core.ocr.formats import OutputFormat
 from desktop.core.ocr.service import OcrRequest, ask_service
 
 
@@ -34,8 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="image files, PDFs or folders")
     parser.add_argument(
         "--format",
-        choices=list(FORMATS),
-        default="text",
+        type=format_argument,
+        default=OutputFormat.TEXT,
+        metavar="{" + ",".join(str(fmt) for fmt in OutputFormat) + "}",
         help="output format (default: text); csv and xlsx hold the tables, pdf is the input "
         "made searchable",
     )
@@ -61,12 +62,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def format_argument(name: str) -> OutputFormat:
+    """--format, parsed once: argparse reports a bad one as a usage error (exit code 2)."""
+    try:
+        return OutputFormat.parse(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def run(args: argparse.Namespace) -> int:
     if (error := threads_error(args)) is not None:
         return fail(error)
     if _servable(args):
         path = Path(args.paths[0])
-        reply = ask_service(OcrRequest(os.path.abspath(path), args.format))
+        reply = ask_service(OcrRequest(os.path.abspath(path), args.format.value))
         if reply is not None:
             return print_reply(reply, path.name, args.format)
     from desktop.cli import ocr_local  # OpenVINO, OpenCV, numpy: only when reading here
@@ -78,7 +87,7 @@ def _servable(args: argparse.Namespace) -> bool:
     """One readable file to print, with nothing asked that only this process can do."""
     if args.no_service or args.refine or args.out or args.combined or args.threads:
         return False
-    if FORMATS[args.format].binary:  # a file's bytes: made here, not sent through the service
+    if args.format.binary:  # a file's bytes: made here, not sent through the service
         return False
     if len(args.paths) != 1:
         return False

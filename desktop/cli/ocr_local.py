@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,15 +23,14 @@ from desktop.core.ocr.batch import (
     BatchProgress,
     BatchReport,
     collect_inputs,
-    read_document,
-    read_one,
+    printed_reply,
     run_batch,
 )
 from desktop.core.ocr.engine import OcrEngine
-from desktop.core.ocr.export import FORMATS, combined_problem, render_bytes
+from desktop.core.ocr.export import combined_problem
+from desktop.core.ocr.formats import OutputFormat
 from desktop.core.ocr.model_files import OcrModelError
-from desktop.core.ocr.searchable_pdf import write_searchable
-from desktop.core.ocr.service import OcrRequest
+from desktop.core.ocr.produce import produce
 from desktop.core.refine import refine_to_markdown
 from desktop.core.terminal_text import terminal_text
 
@@ -50,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             return _refine_one(args, files)
         engine = OcrEngine(threads=args.threads)
         if len(files) == 1 and args.out is None and args.combined is None:
-            if FORMATS[args.format].binary:
+            if args.format.binary:
                 return _send_one(engine, files[0], args.format)
             return _print_one(engine, files[0], args.format)
         return _run_batch(engine, args)
@@ -114,36 +112,30 @@ def _check_format(args: argparse.Namespace) -> None:
     """--combined's extension is a format it can hold; a file format goes to a file."""
     if args.combined is not None and (problem := combined_problem(args.combined)) is not None:
         raise CliError(problem, exit_codes.USAGE)
-    output = FORMATS[args.format]
+    fmt: OutputFormat = args.format
     to_terminal = args.out is None and args.combined is None and sys.stdout.isatty()
-    if output.binary and to_terminal:
+    if fmt.binary and to_terminal:
         raise CliError(
-            f"--format {output.name} makes a file: give --out DIR, or redirect stdout "
-            f"(desklens ocr FILE --format {output.name} > out{output.extension})",
+            f"--format {fmt} makes a file: give --out DIR, or redirect stdout "
+            f"(desklens ocr FILE --format {fmt} > out{fmt.suffix})",
             exit_codes.USAGE,
         )
 
 
-def _print_one(engine: OcrEngine, path: Path, fmt: str) -> int:
+def _print_one(engine: OcrEngine, path: Path, fmt: OutputFormat) -> int:
     # On a terminal, "page N of M" while a PDF is read (a long one takes minutes).
     on_page = _show_page if sys.stderr.isatty() else None
-    reply = read_one(engine, OcrRequest(str(path), fmt), on_page=on_page)
+    reply = printed_reply(engine, path, fmt, on_page=on_page)
     return print_reply(reply, path.name, fmt)
 
 
-def _send_one(engine: OcrEngine, path: Path, fmt: str) -> int:
+def _send_one(engine: OcrEngine, path: Path, fmt: OutputFormat) -> int:
     """A file format (xlsx, pdf) of one input on stdout, which is not a terminal."""
     on_page = _show_page if sys.stderr.isatty() else None
-    with tempfile.TemporaryDirectory(prefix="desklens-ocr-") as folder:
-        try:
-            if FORMATS[fmt].from_source:
-                target = Path(folder) / f"out{FORMATS[fmt].extension}"
-                write_searchable(engine, path, target, on_page=on_page)
-                data = target.read_bytes()
-            else:
-                data = render_bytes([read_document(engine, path, on_page=on_page)], fmt)
-        except ImageError as exc:
-            raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from exc
+    try:
+        data = produce(fmt, engine, path, on_page=on_page).data
+    except ImageError as exc:
+        raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from exc
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
     return exit_codes.OK

@@ -7,6 +7,7 @@ import sys
 
 from desktop.cli import exit_codes
 from desktop.cli.common import CliError, fail
+from desktop.core.ocr.formats import OutputFormat
 from desktop.core.ocr.service import OcrReply
 from desktop.core.terminal_text import terminal_text
 
@@ -18,14 +19,14 @@ EXIT_CODES = {
 }
 
 
-def print_reply(reply: OcrReply, name: str = "", fmt: str = "text") -> int:
+def print_reply(reply: OcrReply, name: str = "", fmt: OutputFormat = OutputFormat.TEXT) -> int:
     if reply.status != "ok":
         return fail(CliError(reply.error, EXIT_CODES.get(reply.status, exit_codes.FAILED)))
     # A code's payload may hold anything: on a terminal it is shown, never run.
     output = terminal_text(reply.output) if sys.stdout.isatty() else reply.output
     sys.stdout.write(output + "\n")
     if not reply.output.strip():  # an empty line alone reads like a failure
-        what = "no table found" if fmt == "csv" else "no text found"
+        what = "no table found" if fmt.tables_only else "no text found"
         print(f"desklens: {what} in {terminal_text(name or 'the file', lines=False)}",
               file=sys.stderr)  # fmt: skip
     return exit_codes.OK

@@ -1,6 +1,7 @@
 """`POST /v1/ocr?format=csv|xlsx|pdf`: the tables as CSV in the JSON answer, a workbook or a
-searchable PDF as the file itself (issue 28). The real server and the real fast OCR; no chat
-model is loaded (the OCR endpoint does not use it)."""
+searchable PDF as the file itself (issue 28), each the same as `desklens ocr --format` gives
+(issue 37). The real server and the real fast OCR; no chat model is loaded (the OCR endpoint
+does not use it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import csv
 import http.client
 import io
 import json
+import zipfile
 from types import SimpleNamespace
 
 import pypdfium2 as pdfium
@@ -17,7 +19,9 @@ from ocr_pages import TABLE, ruled_table
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
+from desktop.cli import main
 from desktop.core.images import load_image
+from desktop.core.ocr.formats import OutputFormat
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +73,43 @@ def test_an_unknown_format_is_refused_with_the_list(api) -> None:
     assert status == 400
     error = json.loads(body)["error"]
     assert error["param"] == "format" and "xlsx or pdf" in error["message"]
+
+
+def without_run_details(value: object) -> object:
+    """A JSON document less what differs between two readings of one image: the name it came
+    under ("uploaded image" for the API) and the seconds taken."""
+    if isinstance(value, dict):
+        kept = {k: v for k, v in value.items() if k not in ("source", "seconds")}
+        return {k: without_run_details(v) for k, v in kept.items()}
+    if isinstance(value, list):
+        return [without_run_details(v) for v in value]
+    return value
+
+
+def workbook_parts(data: bytes) -> dict[str, bytes]:
+    """The workbook's files less docProps/core.xml (its created/modified times)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as book:
+        return {name: book.read(name) for name in book.namelist() if name != "docProps/core.xml"}
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat), ids=str)
+def test_the_api_and_the_cli_give_the_same_output(
+    api, fmt: OutputFormat, tmp_path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = tmp_path / "stock.png"
+    path.write_bytes(png(ruled_table(TABLE)))
+    status, _, body = post(api, f"?format={fmt}", path.read_bytes())
+    assert status == 200
+    from_api = body if fmt.binary else json.loads(body)["text"].encode()
+    assert main(["ocr", str(path), "--format", str(fmt), "--no-service"]) == 0
+    from_cli = capsysbinary.readouterr().out
+    if not fmt.binary:
+        from_cli = from_cli.removesuffix(b"\n")  # printed with its line's end
+    if fmt is OutputFormat.JSON:
+        assert without_run_details(json.loads(from_api)) == without_run_details(
+            json.loads(from_cli)
+        )
+    elif fmt is OutputFormat.XLSX:
+        assert workbook_parts(from_api) == workbook_parts(from_cli)
+    else:
+        assert from_api == from_cli and from_api.strip()

@@ -1,10 +1,12 @@
 """The extraction card's documents out (issue 28): Table ▾ (Save table as…, Copy table as TSV)
-and Save as… a workbook or a searchable PDF, written on the storage thread."""
+and Save as… a workbook or a searchable PDF, written on the storage thread; the menus list the
+`OutputFormat`s (issue 37)."""
 
 from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pypdfium2 as pdfium
 from gui_support import SIGNAL_TIMEOUT_MS, drop_on, file_mime, save_png, text_image
@@ -13,6 +15,9 @@ from openpyxl import load_workbook
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QToolButton
 
+from desktop.core.history.ocr_text import OcrText
+from desktop.core.ocr.formats import OutputFormat
+from desktop.gui.flows import save_as
 from desktop.gui.widgets.messages import OcrMessage
 
 
@@ -77,3 +82,26 @@ def test_save_as_pdf_writes_a_searchable_pdf_of_the_image(qtbot, launch, tmp_pat
     qtbot.waitUntil(lambda: not window.storage.busy)
     assert not no_table.exists()
     qtbot.waitUntil(lambda: "No table was found" in window.notice.text(), timeout=SIGNAL_TIMEOUT_MS)
+
+
+def test_the_save_menus_offer_the_output_formats_and_take_the_chosen_one(monkeypatch, tmp_path):
+    """Save as… lists every `OutputFormat` (plain text first), Save table as… the workbook then
+    CSV; the chosen filter's format is the one saved when no extension is typed."""
+    asked: list[tuple[str, str]] = []
+    answer = {"name": "", "filter": ""}
+
+    def dialog(_parent, _title, start, filters):
+        asked.append((Path(start).name, filters))  # in the folder saved into last
+        return answer["name"], answer["filter"]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
+    result = OcrText("shot.png", "t", "m", "{}")
+    assert save_as.ask_save_path(None, result) is None  # cancelled
+    assert asked[-1] == ("shot.txt", ";;".join(fmt.label for fmt in OutputFormat))
+    answer.update(name=str(tmp_path / "stock"), filter=OutputFormat.CSV.label)
+    chosen = save_as.ask_save_path(None, result, formats=save_as.TABLE_FORMATS)
+    assert asked[-1][1] == f"{OutputFormat.XLSX.label};;{OutputFormat.CSV.label}"
+    assert chosen == (tmp_path / "stock.csv", OutputFormat.CSV)
+    answer.update(name=str(tmp_path / "stock.XLSX"), filter=OutputFormat.CSV.label)
+    chosen = save_as.ask_save_path(None, result, formats=save_as.TABLE_FORMATS)
+    assert chosen == (tmp_path / "stock.XLSX", OutputFormat.XLSX)  # the extension typed wins

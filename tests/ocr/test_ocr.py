@@ -23,6 +23,7 @@ from desktop.core.ocr import OcrEngine, OcrResult, grounding_text
 from desktop.core.ocr.accuracy import cer
 from desktop.core.ocr.batch import BatchProgress, run_batch
 from desktop.core.ocr.export import write_combined
+from desktop.core.ocr.formats import OutputFormat
 from desktop.core.ocr.pdf import PdfError, read_pdf
 from desktop.core.ocr.rendered_pages import font as page_font
 from desktop.core.ocr.rendered_pages import render_lines as render
@@ -297,7 +298,9 @@ def test_folder_batch_writes_one_output_per_input_and_survives_a_corrupt_file(
     events: list[BatchProgress] = []
     out = tmp_path / "out"
 
-    report = run_batch(engine, [folder], out_dir=out, fmt="md", on_progress=events.append)
+    report = run_batch(
+        engine, [folder], out_dir=out, fmt=OutputFormat.MD, on_progress=events.append
+    )
 
     assert [o.path.name for o in report.outcomes] == ["a.png", "b.jpg", "broken.png", "c.png"]
     assert [o.ok for o in report.outcomes] == [True, True, False, True]

@@ -38,6 +38,7 @@ from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.batch import run_batch
 from desktop.core.ocr.code_payloads import Payload
 from desktop.core.ocr.codes import KINDS, OcrCode, codes_block, find_codes
+from desktop.core.ocr.formats import OutputFormat
 from desktop.core.ocr.pdf import read_pdf
 
 EXPECTED = [("QR", URL), ("QR", UNICODE), ("EAN-13", EAN13), ("Code 128", CODE128)]
@@ -230,7 +231,7 @@ def test_scanned_pdf_and_batch_outputs_carry_the_codes(engine: OcrEngine, tmp_pa
     page_without_codes().save(tmp_path / "plain.png")
     out = tmp_path / "out"
     report = run_batch(engine, [tmp_path / "order.png", tmp_path / "plain.png"], out_dir=out,
-                       fmt="json")  # fmt: skip
+                       fmt=OutputFormat.JSON)  # fmt: skip
     assert not report.failed
     order = json.loads((out / "order.json").read_text())["pages"][0]["codes"]
     assert [(c["kind"], c["text"]) for c in order] == EXPECTED
@@ -239,9 +240,9 @@ def test_scanned_pdf_and_batch_outputs_carry_the_codes(engine: OcrEngine, tmp_pa
 
 def test_the_api_answers_with_the_codes_and_their_fields(engine: OcrEngine) -> None:
     image = load_image(page_with_payloads(), name="parcel.png")
-    text = read(engine, OcrCall(image, "text")).text
+    text = read(engine, OcrCall(image, OutputFormat.TEXT)).text
     assert "  Network: Cafe Guest;5G" in text and f"Data Matrix: {GS1_TEXT}" in text
-    document = read(engine, OcrCall(image, "json")).body()["document"]
+    document = read(engine, OcrCall(image, OutputFormat.JSON)).body()["document"]
     assert {c["kind"] for c in document["pages"][0]["codes"]} == {"QR", "Data Matrix", "Aztec",
                                                                   "PDF417"}  # fmt: skip
 

@@ -22,7 +22,8 @@ from desktop.core import atomic
 from desktop.core.atomic import WriteError
 from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.batch import BatchProgress, run_batch
-from desktop.core.ocr.export import check_pdf, write_combined, write_file
+from desktop.core.ocr.export import write_combined, write_file
+from desktop.core.ocr.formats import OutputFormat, check_pdf
 from desktop.core.ocr.models import OcrDocument, OcrResult, OcrTable
 from desktop.core.ocr.rendered_pages import render_lines
 from desktop.core.ocr.searchable_pdf import write_searchable
@@ -80,7 +81,9 @@ def test_a_link_is_followed_and_stays_a_link(tmp_path: Path) -> None:
 def test_dev_stdout_is_written_through(tmp_path: Path, redirect: str) -> None:
     script = (
         "import sys; from desktop.core.ocr.export import write_file; from pathlib import Path;"
-        "print('before', flush=True); write_file(Path('/dev/stdout'), '{\"a\": 1}', 'json')"
+        "from desktop.core.ocr.formats import OutputFormat;"
+        "print('before', flush=True);"
+        "write_file(Path('/dev/stdout'), '{\"a\": 1}', OutputFormat.JSON)"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     out = tmp_path / "out.json"
@@ -111,7 +114,7 @@ def test_a_file_that_does_not_read_back_is_not_put_in_place(tmp_path: Path) -> N
         atomic.write_output(target, lambda file: file.write(b"%PDF-1.4\nxref\n"), check_pdf)
     assert target.read_bytes() == b"the previous file"
     with pytest.raises(WriteError, match="did not read back whole"):
-        write_file(tmp_path / "broken.json", "{not json", "json")
+        write_file(tmp_path / "broken.json", "{not json", OutputFormat.JSON)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]  # no temporaries
 
 
@@ -168,7 +171,7 @@ def test_a_batch_stopped_after_a_file_was_written_counts_it(
         if progress.status == "reading" and progress.path.name == "r2.png":
             stop.set()  # as a signal would, while r2's PDF is being made
 
-    report = run_batch(engine, [inputs], out_dir=out, fmt="pdf", on_progress=on_progress,
+    report = run_batch(engine, [inputs], out_dir=out, fmt=OutputFormat.PDF, on_progress=on_progress,
                        cancel=stop)  # fmt: skip
     on_disk = sorted(p.name for p in out.iterdir())
     assert on_disk == ["r1.pdf", "r2.pdf"]

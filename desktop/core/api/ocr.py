@@ -10,7 +10,6 @@ xlsx and pdf are answered with the file's bytes, its media type and a file name.
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,26 +21,18 @@ from desktop.core.api.body import parse_body
 from desktop.core.api.errors import ApiError, invalid
 from desktop.core.api.messages import decode_data_url, decode_image
 from desktop.core.images import LoadedImage
+from desktop.core.ocr.formats import OutputFormat
 
 if TYPE_CHECKING:
-    from desktop.core.ocr import OcrEngine, OcrResult
+    from desktop.core.ocr import OcrEngine
 
-FORMAT_NAMES = {
-    "text": "text",
-    "md": "md",
-    "markdown": "md",
-    "json": "json",
-    "csv": "csv",
-    "xlsx": "xlsx",
-    "pdf": "pdf",
-}
 IMAGE_NAME = "uploaded image"
 
 
 @dataclass
 class OcrCall:
     image: LoadedImage | None  # None once handed to the engine (take_image)
-    format: str  # a name in FORMAT_NAMES' values
+    format: OutputFormat
 
     def take_image(self) -> LoadedImage:
         """The image, no longer held here: the OCR engine frees its pixels once it has copied
@@ -53,7 +44,7 @@ class OcrCall:
 
 @dataclass
 class OcrAnswer:
-    format: str
+    format: OutputFormat
     text: str
     lines: int
     seconds: float
@@ -64,15 +55,12 @@ class OcrAnswer:
         """The file with its media type, or the JSON body; `background` runs once it is sent."""
         if self.data is None:
             return JSONResponse(self.body(), background=background)
-        from desktop.core.ocr.export import FORMATS
-
-        output = FORMATS[self.format]
         return Response(
             self.data,
             background=background,
-            media_type=output.media_type,
+            media_type=self.format.media_type,
             headers={
-                "Content-Disposition": f'attachment; filename="ocr{output.extension}"',
+                "Content-Disposition": f'attachment; filename="ocr{self.format.suffix}"',
                 "X-DeskLens-Lines": str(self.lines),
                 "X-DeskLens-Tables": str(self.tables),
             },
@@ -82,14 +70,14 @@ class OcrAnswer:
         data = {
             "object": "ocr",
             "model": "desklens-ocr",
-            "format": self.format,
+            "format": self.format.value,
             "text": self.text,
             "lines": self.lines,
             "seconds": round(self.seconds, 4),
         }
-        if self.format == "json":
+        if self.format is OutputFormat.JSON:
             data["document"] = json.loads(self.text)
-        if self.format == "csv":
+        if self.format.tables_only:
             data["tables"] = self.tables
         return data
 
@@ -116,41 +104,22 @@ def parse_ocr(content_type: str, body: bytes, query_format: str | None) -> OcrCa
 
 
 def read(engine: OcrEngine, call: OcrCall) -> OcrAnswer:
-    """The OCR of the image rendered as `desklens ocr --format` prints it (blocking)."""
-    from desktop.core.ocr.export import FORMATS, render, render_bytes
-    from desktop.core.ocr.models import OcrDocument
+    """The OCR of the image in the call's format, made by the same `produce` as `desklens ocr`
+    (blocking)."""
+    from desktop.core.ocr.produce import HeldImage, produce
 
-    assert call.image is not None
-    name = call.image.name
-    if call.format == "pdf":  # the page image goes into the PDF: it stays held until then
-        image = call.image
-        result = engine.extract(image)
-        data = _searchable(image, result)
-        return OcrAnswer(call.format, "", *_counts(result), data=data)
-    result = engine.extract(call.take_image())
-    document = OcrDocument(source_name=name, pages=[result])
-    if FORMATS[call.format].binary:
-        data = render_bytes([document], call.format)
-        return OcrAnswer(call.format, "", *_counts(result), data=data)
-    return OcrAnswer(call.format, render(document, call.format), *_counts(result))
+    produced = produce(call.format, engine, HeldImage(call.take_image()))
+    result = produced.document.pages[0]
+    counts = (len(result.lines), result.seconds, len(result.tables))
+    if isinstance(produced.content, bytes):
+        return OcrAnswer(call.format, "", *counts, data=produced.content)
+    return OcrAnswer(call.format, produced.text, *counts)
 
 
-def _counts(result: OcrResult) -> tuple[int, float, int]:
-    """OcrAnswer's lines, seconds and tables."""
-    return len(result.lines), result.seconds, len(result.tables)
-
-
-def _searchable(image: LoadedImage, result: OcrResult) -> bytes:
-    from desktop.core.ocr.searchable_pdf import PageImage, image_pdf
-
-    buffer = io.BytesIO()
-    image_pdf(PageImage(image), result, buffer)
-    return buffer.getvalue()
-
-
-def _format(name: object) -> str:
+def _format(name: object) -> OutputFormat:
     if name is None:
-        return "text"
-    if not isinstance(name, str) or name.lower() not in FORMAT_NAMES:
-        raise invalid("'format' must be text, md, json, csv, xlsx or pdf.", "format")
-    return FORMAT_NAMES[name.lower()]
+        return OutputFormat.TEXT
+    try:
+        return OutputFormat.parse(name)
+    except ValueError:
+        raise invalid(f"'format' must be {OutputFormat.choices()}.", "format") from None

@@ -18,13 +18,14 @@ from typing import Literal
 
 from desktop.core.atomic import WriteError
 from desktop.core.errors import describe
-from desktop.core.images import PDF_EXTENSION, ImageError, collect_image_files, load_image
+from desktop.core.images import ImageError, collect_image_files
 from desktop.core.ocr.engine import OcrEngine
-from desktop.core.ocr.export import FORMATS, render, write_combined, write_document
+from desktop.core.ocr.export import write_combined
+from desktop.core.ocr.formats import OutputFormat
 from desktop.core.ocr.model_files import OcrModelError
 from desktop.core.ocr.models import OcrDocument
-from desktop.core.ocr.pdf import PageCallback, read_pdf
-from desktop.core.ocr.searchable_pdf import write_searchable
+from desktop.core.ocr.pdf import PageCallback
+from desktop.core.ocr.produce import Produced, produce, read_document
 from desktop.core.ocr.service import OcrReply, OcrRequest
 
 Status = Literal["reading", "done", "failed"]
@@ -79,36 +80,38 @@ def collect_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list
     return collect_image_files(paths, accept_pdf=True)
 
 
-def read_document(
-    engine: OcrEngine,
-    path: Path,
-    cancel: threading.Event | None = None,
-    on_page: PageCallback | None = None,
-) -> OcrDocument:
-    """One image or PDF as a document. Raises ImageError (PdfError) for unusable input."""
-    if path.suffix.lower() == PDF_EXTENSION:
-        return read_pdf(engine, path, cancel=cancel, on_page=on_page)
-    return OcrDocument(source_name=path.name, pages=[engine.extract(load_image(path))])
-
-
 def read_one(
     engine: OcrEngine,
     request: OcrRequest,
     cancel: threading.Event | None = None,
     on_page: PageCallback | None = None,
 ) -> OcrReply:
+    """The warm service's answer to `desklens ocr FILE` (its format named on the wire)."""
+    try:
+        fmt = OutputFormat.parse(request.format)
+    except ValueError as exc:
+        return OcrReply("input", error=str(exc))
+    return printed_reply(engine, Path(request.path), fmt, cancel, on_page)
+
+
+def printed_reply(
+    engine: OcrEngine,
+    path: Path,
+    fmt: OutputFormat,
+    cancel: threading.Event | None = None,
+    on_page: PageCallback | None = None,
+) -> OcrReply:
     """One file rendered as `desklens ocr FILE` prints it (in-process or served); a file or
     model problem becomes the reply's status and sentence."""
+    if fmt.binary:  # a file's bytes are never printed (nor sent through the service)
+        return OcrReply("input", error=f"--format {fmt} is written to a file: give --out DIR.")
     try:
-        document = read_document(engine, Path(request.path), cancel, on_page)
+        produced = produce(fmt, engine, path, cancel=cancel, on_page=on_page)
     except ImageError as exc:
         return OcrReply("input", error=str(exc))
     except OcrModelError as exc:
         return OcrReply("model", error=str(exc))
-    try:
-        return OcrReply("ok", output=render(document, request.format))
-    except ValueError as exc:  # a format for files (xlsx, pdf) asked of a printed reply
-        return OcrReply("input", error=str(exc))
+    return OcrReply("ok", output=produced.text)
 
 
 def run_batch(
@@ -116,17 +119,17 @@ def run_batch(
     paths: Iterable[str | os.PathLike],
     *,
     out_dir: Path | None = None,
-    fmt: str = "text",
+    fmt: OutputFormat = OutputFormat.TEXT,
     combined: Path | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
 ) -> BatchReport:
     """Read every image and PDF under `paths`, writing outputs as each file finishes.
 
-    `out_dir` receives `<name>.<ext>` per file (+ a CSV per table; see `write_document`; a
-    searchable PDF is written as its input is read); `combined` receives all documents in one
-    file whose extension picks the format. Raises OcrModelError only; outputs that cannot be
-    written end up in `report.write_error`.
+    `out_dir` receives `<name><suffix>` per file in `fmt` (`produce`: a CSV per table beside a
+    text format's file; a searchable PDF written as its input is read); `combined` receives
+    all documents in one file whose extension picks the format. Raises OcrModelError only;
+    outputs that cannot be written end up in `report.write_error`.
     """
     files, refused = collect_inputs(paths)
     report = BatchReport(outcomes=[], refused=refused, total=len(files))
@@ -137,14 +140,14 @@ def run_batch(
             report.cancelled = True
             break
         _notify(on_progress, BatchProgress(index, len(files), path, "reading"))
-        outcome = _read_one_safely(
-            engine, path, cancel, _searchable_target(out_dir, stems[index], fmt), report
-        )
+        target = out_dir / f"{stems[index]}{fmt.suffix}" if out_dir is not None else None
+        outcome = _read_one_safely(engine, path, fmt, target, cancel, report)
         if cancelled() and not outcome.written:
             report.cancelled = True  # this file may be cut short: neither counted nor written
             break
         report.outcomes.append(outcome)
-        _write_outputs(report, outcome, out_dir, stems[index], fmt)
+        if target is None:  # read for --combined alone: done
+            outcome.written = outcome.document is not None
         status: Status = "done" if outcome.ok else "failed"
         _notify(
             on_progress,
@@ -152,28 +155,11 @@ def run_batch(
         )
         if report.write_error is not None:
             break
-        if cancelled():  # asked to stop as this file's searchable PDF was put in place
+        if cancelled():  # asked to stop as this file's outputs were put in place
             report.cancelled = True
             break
     _write_combined(report, combined)
     return report
-
-
-def _write_outputs(
-    report: BatchReport, outcome: FileOutcome, out_dir: Path | None, stem: str, fmt: str
-) -> None:
-    if outcome.document is None:
-        return
-    if out_dir is None or FORMATS[fmt].from_source:  # nothing to write, or written already
-        outcome.written = outcome.written or out_dir is None
-        return
-    try:
-        outcome.outputs = write_document(outcome.document, out_dir, stem, fmt)
-        outcome.written = True
-    except WriteError as exc:
-        outcome.error = str(exc)
-        if exc.affects_folder:
-            report.write_error = str(exc)
 
 
 def _write_combined(report: BatchReport, combined: Path | None) -> None:
@@ -186,22 +172,18 @@ def _write_combined(report: BatchReport, combined: Path | None) -> None:
         report.write_error = str(exc)
 
 
-def _searchable_target(out_dir: Path | None, stem: str, fmt: str) -> Path | None:
-    if out_dir is None or not FORMATS[fmt].from_source:
-        return None
-    return out_dir / f"{stem}{FORMATS[fmt].extension}"
-
-
 def _read_one_safely(
     engine: OcrEngine,
     path: Path,
+    fmt: OutputFormat,
+    target: Path | None,
     cancel: threading.Event | None,
-    searchable: Path | None,
     report: BatchReport,
 ) -> FileOutcome:
-    """`_read_one`, a searchable PDF that cannot be written reported like any output."""
+    """`_read_one`, an output that cannot be written reported in the file's outcome (and as
+    the batch's `write_error` when the folder itself cannot take files)."""
     try:
-        return _read_one(engine, path, cancel, searchable)
+        return _read_one(engine, path, fmt, target, cancel)
     except WriteError as exc:
         if exc.affects_folder:
             report.write_error = str(exc)
@@ -209,17 +191,19 @@ def _read_one_safely(
 
 
 def _read_one(
-    engine: OcrEngine, path: Path, cancel: threading.Event | None, searchable: Path | None
+    engine: OcrEngine,
+    path: Path,
+    fmt: OutputFormat,
+    target: Path | None,
+    cancel: threading.Event | None,
 ) -> FileOutcome:
-    """Reads the file; with `searchable`, writes its searchable PDF there as it reads."""
+    """Reads the file; with `target`, writes its outputs there (not when cut short)."""
     started = time.perf_counter()
     try:
-        written = False
-        if searchable is None:
-            document = read_document(engine, path, cancel)
+        if target is None:
+            made = Produced(read_document(engine, path, cancel))
         else:
-            made = write_searchable(engine, path, searchable, cancel=cancel)
-            document, written = made.document, made.written
+            made = produce(fmt, engine, path, target, cancel=cancel)
     except (OcrModelError, WriteError):
         raise
     except ImageError as exc:
@@ -227,9 +211,10 @@ def _read_one(
     except Exception as exc:  # an OpenVINO failure on one odd file must not end the batch
         error = f'"{path.name}" could not be read: {describe(exc)}'
         return FileOutcome(path, error=error, seconds=time.perf_counter() - started)
-    outputs = [searchable] if searchable is not None and written else []
     seconds = time.perf_counter() - started
-    return FileOutcome(path, document, seconds=seconds, outputs=outputs, written=written)
+    return FileOutcome(
+        path, made.document, seconds=seconds, outputs=list(made.outputs), written=made.written
+    )
 
 
 def _summary(outcome: FileOutcome) -> str:

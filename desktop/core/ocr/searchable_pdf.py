@@ -12,6 +12,7 @@ page's rendering plus the file itself, whatever the page count.
 from __future__ import annotations
 
 import ctypes
+import io
 import shutil
 import threading
 from collections.abc import Callable
@@ -37,7 +38,7 @@ from pypdf.generic import (
 from desktop.core import atomic
 from desktop.core.images import PDF_EXTENSION, LoadedImage, load_image
 from desktop.core.ocr import text_layer
-from desktop.core.ocr.export import check_pdf
+from desktop.core.ocr.formats import check_pdf
 from desktop.core.ocr.models import OcrDocument, OcrResult
 from desktop.core.ocr.pdf import PageCallback, PdfError, open_pdf, page_scale, read_page
 
@@ -95,6 +96,13 @@ def page_image(path: Path) -> PageImage:
         plain = original.format == "JPEG" and original.mode in ("RGB", "L") and upright
         gray = original.mode == "L"
     return PageImage(loaded, path.read_bytes() if plain else None, dpi, plain and gray)
+
+
+def image_pdf_bytes(image: LoadedImage, result: OcrResult) -> bytes:
+    """The one-page PDF of an image already in memory (an upload, a saved extraction's)."""
+    buffer = io.BytesIO()
+    image_pdf(PageImage(image), result, buffer)
+    return buffer.getvalue()
 
 
 def image_pdf(page: PageImage, result: OcrResult, file: IO[bytes]) -> None:

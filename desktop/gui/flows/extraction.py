@@ -3,12 +3,15 @@ progress in the status bar."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from desktop.core.conversation.transcript import EntryState
 from desktop.core.history import HistoryError, Role
 from desktop.core.images import ImageError
+from desktop.core.ocr.formats import OutputFormat
 from desktop.gui.flows import save_as
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
@@ -80,20 +83,21 @@ class ExtractionFlow(QObject):
     def save_table(self, entry_id: int) -> None:
         self._save(entry_id, save_as.TABLE_FORMATS, "Save table")
 
-    def _save(self, entry_id: int, formats: dict[str, str], title: str) -> None:
+    def _save(self, entry_id: int, formats: Sequence[OutputFormat], title: str) -> None:
         """Asks where (on this thread: a dialog), then makes and writes the file on the
         storage thread (a workbook or a PDF takes a moment; the image may be decoded)."""
         entry = self._parts.session.transcript.get(entry_id)
         if entry is None or entry.ocr is None or not entry.images:
             return
         result, image, parts = entry.ocr, entry.images[0], self._parts
-        path = save_as.ask_save_path(self._window, result, formats=formats, title=title)
-        if path is None:
+        chosen = save_as.ask_save_path(self._window, result, formats=formats, title=title)
+        if chosen is None:
             return
+        path, fmt = chosen
 
         def save() -> None:
             try:
-                content = save_as.file_content(result, path.suffix.lower(), image.load)
+                content = save_as.file_content(result, fmt, image.load)
             except (ValueError, ImageError) as exc:  # no table for a CSV; the image is gone
                 raise HistoryError(str(exc)) from exc
             save_as.write_file(path, content)

@@ -3,10 +3,9 @@ searchable PDF; the format follows the chosen extension. Copy the tables as TSV.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
@@ -14,53 +13,34 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from desktop.core import atomic
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.images import LoadedImage
+from desktop.core.ocr.formats import Origin, OutputFormat
 
-# suffix -> the dialog's filter (labels as in desktop/core/ocr/export.py FORMATS)
-FORMATS = {
-    ".txt": "Plain text (*.txt)",
-    ".md": "Markdown (*.md)",
-    ".json": "JSON (*.json)",
-    ".xlsx": "Excel workbook, a sheet per table (*.xlsx)",
-    ".csv": "CSV, tables only (*.csv)",
-    ".pdf": "Searchable PDF (*.pdf)",
-}
-TABLE_FORMATS = {suffix: FORMATS[suffix] for suffix in (".xlsx", ".csv")}
+FORMATS = tuple(OutputFormat)  # Save as…: every format, plain text first (the default)
+TABLE_FORMATS = (OutputFormat.XLSX, OutputFormat.CSV)  # Save table as…: the workbook first
 NO_TABLE = "No table was found in this image: save it as text, Markdown or a workbook instead."
 
 
-def content_for(result: OcrText, suffix: str) -> str:
-    if suffix == ".md":
-        return result.markdown
-    if suffix == ".json":
-        return result.json
-    return result.text
-
-
-def file_content(result: OcrText, suffix: str, image: Callable[[], LoadedImage]) -> bytes:
-    """The file for `suffix`; `image` loads the picture (a searchable PDF only). Call it off
-    the GUI thread: a workbook or a PDF takes a moment. Raises ValueError (a sentence) for a
-    CSV of an image without a table."""
-    if suffix not in (".xlsx", ".csv", ".pdf"):
-        return content_for(result, suffix).encode("utf-8")
+def file_content(result: OcrText, fmt: OutputFormat, image: Callable[[], LoadedImage]) -> bytes:
+    """The file in `fmt`; `image` loads the picture (a searchable PDF only). Text, Markdown
+    and JSON are the extraction's own, as shown; the rest is made from its stored result. Call
+    it off the GUI thread: a workbook or a PDF takes a moment. Raises ValueError (a sentence)
+    for a CSV of an image without a table."""
+    shown = {OutputFormat.TEXT: result.text, OutputFormat.MD: result.markdown,
+             OutputFormat.JSON: result.json}.get(fmt)  # fmt: skip
+    if shown is not None:
+        return shown.encode("utf-8")
     from desktop.core.ocr.models import OcrDocument
     from desktop.core.ocr.stored import result_from_dict
 
     page = result_from_dict(json.loads(result.json))
-    if suffix == ".csv":
-        from desktop.core.ocr.spreadsheet import csv_text
+    if fmt.origin is Origin.SOURCE:
+        from desktop.core.ocr.searchable_pdf import image_pdf_bytes
 
-        if not page.tables:
-            raise ValueError(NO_TABLE)
-        return csv_text(page.tables).encode("utf-8")
-    if suffix == ".xlsx":
-        from desktop.core.ocr.spreadsheet import workbook_bytes
-
-        return workbook_bytes([OcrDocument(result.source_name, [page])])
-    from desktop.core.ocr.searchable_pdf import PageImage, image_pdf
-
-    buffer = io.BytesIO()
-    image_pdf(PageImage(image()), page, buffer)
-    return buffer.getvalue()
+        return image_pdf_bytes(image(), page)
+    if fmt.tables_only and not page.tables:
+        raise ValueError(NO_TABLE)
+    content = fmt.render(OcrDocument(result.source_name, [page]))
+    return content if isinstance(content, bytes) else content.encode("utf-8")
 
 
 def table_tsv(result: OcrText) -> str:
@@ -73,9 +53,9 @@ def table_tsv(result: OcrText) -> str:
     return "\n".join(tsv_text(table.rows) for table in tables)
 
 
-def default_file_name(result: OcrText, suffix: str = ".txt") -> str:
+def default_file_name(result: OcrText, fmt: OutputFormat = OutputFormat.TEXT) -> str:
     stem = Path(result.source_name).stem or "extracted text"
-    return re.sub(r'[<>:"/\\|?*\x00-\x1f]', "_", stem) + suffix
+    return re.sub(r'[<>:"/\\|?*\x00-\x1f]', "_", stem) + fmt.suffix
 
 
 class SaveFolder:
@@ -98,23 +78,25 @@ SAVE_FOLDER = SaveFolder()
 def ask_save_path(
     parent: QWidget,
     result: OcrText,
-    formats: dict[str, str] = FORMATS,
+    formats: Sequence[OutputFormat] = FORMATS,
     title: str = "Save extracted text",
-) -> Path | None:
-    """Asks where to save (the extension picks the format); None if the user cancelled."""
-    first = next(iter(formats))
+) -> tuple[Path, OutputFormat] | None:
+    """Asks where to save; the extension picks the format (none typed: the chosen filter's).
+    None if the user cancelled."""
+    first = formats[0]
     chosen_name, chosen = QFileDialog.getSaveFileName(
         parent, title, SAVE_FOLDER.start(default_file_name(result, first)),
-        ";;".join(formats.values()),
+        ";;".join(fmt.label for fmt in formats),
     )  # fmt: skip
     if not chosen_name:
         return None
     path = Path(chosen_name)
     SAVE_FOLDER.remember(path)
-    if path.suffix.lower() not in formats:  # no extension typed: take the filter's
-        suffix = next((s for s, label in formats.items() if label == chosen), first)
-        path = path.with_name(path.name + suffix)
-    return path
+    typed = OutputFormat.for_suffix(path.suffix)
+    if typed is not None and typed in formats:
+        return path, typed
+    fmt = next((f for f in formats if f.label == chosen), first)
+    return path.with_name(path.name + fmt.suffix), fmt
 
 
 def write_file(path: Path, content: bytes) -> None:
