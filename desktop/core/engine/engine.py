@@ -77,8 +77,9 @@ class VLMEngine:
         )
         language_xml = folder / "openvino_language_model.xml"
         language = _compile(core, language_xml, device, lm_props, transform=keep_last_logits)
-        deepstack = len(vision_cfg.get("deepstack_visual_indexes", []))
-        self._lanes = KvLanes(lambda: LanguageModel(language, deepstack, self._hidden))
+        deepstack, hidden = len(vision_cfg.get("deepstack_visual_indexes", [])), self._hidden
+        # No `self` in the closure: a cycle would keep OpenVINO's threads after release.
+        self._lanes = KvLanes(lambda: LanguageModel(language, deepstack, hidden))
         self.language = self._lanes.make()  # the current lane's (OWN, to begin with)
         # Sub-models one at a time: warm up (the runtime copies the weights it needs), then let go
         # of the mapped file, so the two copies of the big weights never sit in memory together.

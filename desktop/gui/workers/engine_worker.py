@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
@@ -36,7 +36,7 @@ from desktop.gui.workers.threads import WorkerController
 if TYPE_CHECKING:
     from desktop.core.api.jobs import JobQueue
     from desktop.core.conversation import AnswerEngine
-    from desktop.core.engine import ModelInfo, Preparation, VLMEngine
+    from desktop.core.engine import ModelInfo, Preparation
     from desktop.core.remote.config import ServerConfig
 
 logger = logging.getLogger(__name__)
@@ -84,14 +84,6 @@ class EngineWorker(QObject):
     def engine(self) -> AnswerEngine | None:
         """The loaded engine; use it on this worker's thread only (None while none is)."""
         return self._engine
-
-    @property
-    def local_engine(self) -> VLMEngine | None:
-        """This computer's loaded engine: None while none is, or while a server's answers."""
-        engine = self._engine
-        if engine is None or engine.info.server:
-            return None
-        return cast("VLMEngine", engine)
 
     @property
     def service(self) -> ConversationService:
@@ -289,12 +281,6 @@ class EngineController(WorkerController):
         self._preparation: tuple[PrepareRequest, threading.Event] | None = None
         self._closed = False
         self.status = EngineStatus()
-
-    @property
-    def local_engine(self) -> VLMEngine | None:
-        """This computer's engine (for the Local API's model name, from its server's thread):
-        None while a server's model is loaded (the Local API never relays to a server)."""
-        return self.worker.local_engine
 
     def load(self, folder: str, options: EngineOptions) -> None:
         self._set_status(replace(self.status, source=LocalModel(folder), model=None, holds=None))

@@ -136,9 +136,9 @@ class LocalApi(QObject):
 
     def _model_name(self) -> str | None:
         """This computer's loaded model's name, None while a server's model answers the
-        window (any thread: the engine's info is fixed once loaded)."""
-        engine = self._controller.local_engine
-        return engine.info.name if engine is not None else None
+        window (any thread: the status is replaced whole, never changed in place)."""
+        model = self._controller.status.model  # a frozen value, replaced whole
+        return model.name if model is not None and not model.server else None
 
 
 def window_local_api(
