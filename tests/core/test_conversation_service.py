@@ -255,9 +255,13 @@ def test_what_the_service_holds_follows_preparations_failures_and_forgetting(eng
     later.forget(chat.id)
     assert later.holds is None
     later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
-    bad = SETTINGS.__class__(max_new_tokens=8, json_schema={"type": "nonsense"})
+    bad = GenerationSettings(max_new_tokens=8, json_schema={"type": "nonsense"})
     failed = later.ask(AskRequest("Second?", (), bad, chat=chat))
     assert failed.answer.error and failed.holds is None  # a failed ask empties the state
+    later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
+    assert later.holds == chat.id
+    assert all(answer.ok for answer in later.ask_each("What is it?", [image], SETTINGS))
+    assert later.holds is None  # a batch empties the state too
 
 
 def test_a_prepared_question_feeds_only_the_question_and_answers_the_same(engine, image):

@@ -156,7 +156,8 @@ class ConversationService:
         """The same question of each image on its own, decoded side by side (no history)."""
         if self._engine is None:
             return [Answer("", "error", error=self.no_model) for _ in images]
-        self._engine.use_lane(Lane.GIVEN)  # a batch belongs to no conversation
+        self._engine.use_lane(Lane.OWN)  # no second state for a batch (the CLI's)
+        self._holds = None  # the batch's state is cleared afterwards
         return self._engine.ask_each([(question, [image]) for image in images], settings)
 
     def prepare(
