@@ -119,9 +119,8 @@ class MainWindow(QMainWindow):
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(
-            parts, self.engine, self.ocr, self.asking.generation_settings, self, self.local_api
+            parts, self.engine, self.ocr, self.asking.generation_settings, self
         )
-        self.asking.follow(self.local_api, self.preparing.holds)
         self._restore_geometry()
         self.sidebar.refresh()
 
@@ -131,8 +130,8 @@ class MainWindow(QMainWindow):
 
     @property
     def model_loaded(self) -> bool:
-        """The window shows the loaded model (its status bar says ready)."""
-        return self.models.shows_model
+        """A model is loaded (the window's status bar shows it)."""
+        return self.engine.status.loaded
 
     # --- construction --------------------------------------------------------------------
 

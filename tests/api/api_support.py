@@ -143,14 +143,14 @@ class HeldAnswers:
         self._original = runner.run
         runner.run = self.run
 
-    def run(self, engine, call, emit, cancel):
+    def run(self, service, call, emit, cancel):
         def emit_then_hold(text: str) -> None:
             emit(text)
             self.started.set()
             self.saw_leave.append(cancel.wait(60))
 
         try:
-            self.results.append(self._original(engine, call, emit_then_hold, cancel))
+            self.results.append(self._original(service, call, emit_then_hold, cancel))
         finally:
             self.finished.set()
         return self.results[-1]

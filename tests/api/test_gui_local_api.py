@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from types import SimpleNamespace
 
 import openai
 import pytest
@@ -84,18 +83,38 @@ def test_api_requests_run_on_the_engine_thread_with_its_engine(qtbot, controller
 
 
 def test_api_requests_wait_while_a_question_of_the_user_is_pending(qtbot, controller, local_api):
+    from desktop.core.chat import GenerationSettings
+    from desktop.core.conversation import AskRequest, PrepareRequest
+
     jobs = local_api.server.backend.jobs
-    controller._pending.append((SimpleNamespace(), threading.Event()))  # a question waits
-    with ThreadPoolExecutor(1) as pool:
-        future = _ask_in_background(local_api, pool)
-        qtbot.waitUntil(lambda: jobs.waiting == 1, timeout=SIGNAL_TIMEOUT_MS)
-        local_api._schedule()  # as every put and every finished answer does
-        assert jobs.waiting == 1 and not future.done()  # the API did not go first
-        question = controller._pending[0]
-        controller.worker.finished.emit(SimpleNamespace(request=question[0]))  # it was answered
-        qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
-    assert not controller.busy
+    engine = controller.worker._engine
+    asked: list[str] = []
+    original = engine.ask
+
+    def recording_ask(conversation, question, *args, **kwargs):
+        asked.append(question)
+        return original(conversation, question, *args, **kwargs)
+
+    engine.ask = recording_ask
+    request = AskRequest("Mine first", settings=GenerationSettings(max_new_tokens=2))
+    try:
+        controller.worker.ask_sent()  # as EngineController.ask counts it, before queuing it
+        with ThreadPoolExecutor(1) as pool:
+            future = _ask_in_background(local_api, pool)
+            qtbot.waitUntil(lambda: jobs.waiting == 1, timeout=SIGNAL_TIMEOUT_MS)
+            # A round trip through the worker: the take its put asked for has been done.
+            with qtbot.waitSignal(controller.prepared, timeout=SIGNAL_TIMEOUT_MS):
+                controller.prepare(PrepareRequest(()))
+            assert jobs.waiting == 1 and not future.done()  # the API did not go first
+            cancel = threading.Event()
+            controller._pending.append((request, cancel))
+            controller._ask_requested.emit(request, cancel)  # the question's slot runs now
+            qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
+    finally:
+        del engine.ask
+    assert asked == ["Mine first", "Hi"]  # then the API's, when the question's slot ended
     assert future.result().choices[0].finish_reason in ("stop", "length")
+    qtbot.waitUntil(lambda: not controller.status.busy, timeout=SIGNAL_TIMEOUT_MS)
 
 
 def test_stopping_refuses_waiting_requests_closes_the_port_and_keeps_the_worker(
@@ -103,14 +122,14 @@ def test_stopping_refuses_waiting_requests_closes_the_port_and_keeps_the_worker(
 ):
     jobs = local_api.server.backend.jobs
     port = local_api.server.port
-    controller._pending.append(SimpleNamespace(cancel=threading.Event()))  # holds the queue
+    controller.worker.ask_sent()  # a question of the user's is on its way: the API waits
     with ThreadPoolExecutor(1) as pool:
         future = _ask_in_background(local_api, pool)
         qtbot.waitUntil(lambda: jobs.waiting == 1, timeout=SIGNAL_TIMEOUT_MS)
         local_api.stop()
         with pytest.raises(openai.InternalServerError):
             future.result(timeout=60)
-    controller._pending.clear()
+    controller.worker._asks_sent -= 1  # the question that never came
     assert not local_api.running
     import socket
 

@@ -207,6 +207,63 @@ def test_the_callers_history_is_the_conversation(engine, image):
     assert two.answer.stats.images_encoded == 0  # the image's embedding was cached
 
 
+def test_given_turns_leave_the_stored_chat_held_for_its_next_question(engine, store, image):
+    """Issue 37: a Local API request (turns its caller gives) took the app's chat out of the
+    engine's KV state, so the chat's next question read the whole chat again. Given turns are
+    answered in a lane of their own: the chat's next question feeds only itself."""
+
+    def second_after(between) -> tuple:
+        service = ConversationService(engine, store)
+        chat = ChatHandle()
+        first = service.ask(AskRequest("First?", (image,), SETTINGS, chat=chat))
+        assert first.holds == chat.id == service.holds is not None
+        between(service)
+        second = service.ask(AskRequest("Second?", (), SETTINGS, chat=chat))
+        assert second.holds == service.holds == chat.id
+        return first, second
+
+    given: list = []
+    other = load_image(ImageOps.mirror(image.image))
+
+    def api_request(service: ConversationService) -> None:
+        given.append(service.ask(AskRequest("Hello", (other,), SETTINGS, history=())))
+        assert given[0].answer.ok and given[0].holds == service.holds  # the chat stays held
+
+    _, alone = second_after(lambda _service: None)
+    first, second = second_after(api_request)
+    # What the engine read for the second question: as much as with no request in between,
+    # a small part of the chat (the question and the turn's ends).
+    read = second.answer.stats.input_tokens
+    assert read == alone.answer.stats.input_tokens < second.answer.stats.context_tokens // 3
+    assert second.turn.answer_ids == fresh_answer_ids(engine, [first.turn], "Second?", [])
+    # The caller's conversation kept its own state too: its follow-up feeds only what is new.
+    follow = ConversationService(engine, store).ask(
+        AskRequest("More?", (), SETTINGS, history=(given[0].turn,))
+    )
+    assert follow.answer.stats.input_tokens < follow.answer.stats.context_tokens // 3
+
+
+def test_what_the_service_holds_follows_preparations_failures_and_forgetting(engine, store, image):
+    service = ConversationService(engine, store)
+    chat = ChatHandle()
+    assert service.ask(AskRequest("First?", (image,), SETTINGS, chat=chat)).holds == chat.id
+    engine.reset()  # e.g. another app's engine: the service is told nothing
+    later = ConversationService(engine, store)
+    assert later.holds is None
+    preparation = later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
+    assert preparation.status == "ready" and later.holds == chat.id
+    later.forget(chat.id)
+    assert later.holds is None
+    later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
+    bad = GenerationSettings(max_new_tokens=8, json_schema={"type": "nonsense"})
+    failed = later.ask(AskRequest("Second?", (), bad, chat=chat))
+    assert failed.answer.error and failed.holds is None  # a failed ask empties the state
+    later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
+    assert later.holds == chat.id
+    assert all(answer.ok for answer in later.ask_each("What is it?", [image], SETTINGS))
+    assert later.holds is None  # a batch empties the state too
+
+
 def test_a_prepared_question_feeds_only_the_question_and_answers_the_same(engine, image):
     service = ConversationService(engine)
     other = load_image(ImageOps.mirror(image.image))

@@ -302,7 +302,7 @@ def test_retry_on_an_error_of_a_reopened_chat_answers_in_that_chat(qtbot, launch
         qtbot.mouseClick(retry, Qt.MouseButton.LeftButton)
     result = blocker.args[0]
     assert result.answer.ok and result.request.chat.id == chat_id
-    assert not window.engine.busy
+    assert not window.engine.status.asking
     assert [type(m) for m in window.chat.messages()] == [UserMessage, AssistantMessage]
     stored = store.messages(chat_id)
     assert [(m.role, m.id) for m in stored] == [

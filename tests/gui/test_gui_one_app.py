@@ -59,6 +59,7 @@ def test_the_open_window_takes_the_files_and_asks_before_switching_model(
     qtbot, launch, tmp_path, tiny_ir
 ):
     from desktop.cli import main
+    from desktop.gui.workers.engine_status import LocalModel
 
     window = launch(model_dir=tiny_ir)
     endpoint = default_endpoint(window.data_dir)
@@ -76,7 +77,7 @@ def test_the_open_window_takes_the_files_and_asks_before_switching_model(
     qtbot.waitUntil(window.notice.isVisible, timeout=SIGNAL_TIMEOUT_MS)
     assert f"--model {other}" in window.notice.label.text()
     assert "Switch to that model?" in window.notice.label.text()
-    assert window.models.local_folder == str(tiny_ir)  # nothing loaded before the user agrees
+    assert window.engine.status.source == LocalModel(str(tiny_ir))  # nothing loaded yet
 
 
 def test_a_second_app_on_a_locked_data_folder_ends_with_a_sentence(tmp_path, capsys):

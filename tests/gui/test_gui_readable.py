@@ -1,6 +1,6 @@
 """Every message readable (issue 29): the download's error wraps and Details speaks in
 sentences; after a Local API request the next answer says what it waits for and the chat is
-read back ahead; a blank answer says so; the drafted figure is each answer's own; a second
+still held (issue 37); a blank answer says so; the drafted figure is each answer's own; a second
 `desklens` says what it did; a QR link with no browser says so."""
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer, AnswerStats
+from desktop.core.conversation import PrepareRequest
 from desktop.gui.settings import AppSettings, SettingsStore
+from desktop.gui.workers.engine_worker import PrepareResult
 
 LONG_ERROR = (
     "The download of model.bin stopped: the disk is full (28 GB free of the 30 GB needed). "
@@ -89,7 +91,14 @@ def api_window(launch, tiny_ir, tmp_path):
     return launch(data_dir=data, model_dir=tiny_ir)
 
 
-def test_after_an_api_request_the_chat_is_read_back_ahead(qtbot, api_window, sample_image):
+def test_an_api_request_never_makes_the_next_question_read_the_chat_again(
+    qtbot, api_window, sample_image
+):
+    """Issue 37: a Local API request ran a second conversation service over the window's
+    engine and took the chat out of its KV state; the next question read the whole chat again
+    (2.4 s instead of 0.08 s on the tiny model) while the status bar said "Ready". The request
+    now runs through the window's own worker and service, in a lane of its own: the chat stays
+    held, nothing is read back, and the next question feeds only itself."""
     import openai
 
     window = api_window
@@ -99,13 +108,13 @@ def test_after_an_api_request_the_chat_is_read_back_ahead(qtbot, api_window, sam
     assert api.server.url in window.status.api_label.toolTip()
     first = send(qtbot, window, "What is in the picture?", [sample_image])
     assert first.answer.ok
-    qtbot.waitUntil(lambda: window.preparing.holds(window.conversation_id), timeout=5000)
+    assert window.engine.status.holds == window.conversation_id is not None
     assert window.asking._waiting_text() == "Thinking…"  # the state holds the chat
 
     busy: list[bool] = []
     api.busy_changed.connect(busy.append)
-    results: list = []
-    window.engine.prepared.connect(results.append)
+    prepared: list = []
+    window.engine.prepared.connect(prepared.append)
     client = openai.OpenAI(base_url=api.server.url, api_key=api.token(), max_retries=0)
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(
@@ -116,31 +125,35 @@ def test_after_an_api_request_the_chat_is_read_back_ahead(qtbot, api_window, sam
         )
         qtbot.waitUntil(future.done, timeout=SIGNAL_TIMEOUT_MS)
     assert future.result().choices
-    # The answer can reach the client before the engine thread's "ran" reaches this thread.
-    qtbot.waitUntil(lambda: bool(busy) and busy[-1] is False, timeout=SIGNAL_TIMEOUT_MS)
-    assert busy[0] is True
-    # The request took the engine's state: the chat is read again, ahead of the question.
-    qtbot.waitUntil(lambda: len(results) > 0, timeout=SIGNAL_TIMEOUT_MS)
-    assert results[0].request.conversation_id == window.conversation_id
-    assert results[0].preparation is not None and results[0].preparation.status == "ready"
-    read_back = results[0].preparation.stats.input_tokens
-    assert read_back > 0
-    qtbot.waitUntil(lambda: window.composer.hint == "Ready", timeout=SIGNAL_TIMEOUT_MS)
+    # The answer can reach the client before the engine thread's "ended" reaches this thread.
+    qtbot.waitUntil(lambda: busy == [True, False], timeout=SIGNAL_TIMEOUT_MS)
+    assert not window.engine.status.api
+    # The chat is still held: nothing to read back, and the answer says it only thinks.
+    assert window.engine.status.holds == window.conversation_id
+    qtbot.waitUntil(lambda: window.preparing.settled, timeout=SIGNAL_TIMEOUT_MS)
+    assert window.composer.hint == ""
+    assert window.asking._waiting_text() == "Thinking…"
     second = send(qtbot, window, "And the colour?")
-    assert second.answer.ok
-    assert second.answer.stats.input_tokens < read_back / 2  # only the question was left
+    assert second.answer.ok and prepared == []  # no read-back ran before it
+    # What the engine read: the question and the turn's ends, not the chat (its prompt is
+    # the chat so far, the image included, and the question).
+    stats = second.answer.stats
+    prompt = stats.context_tokens - stats.generated_tokens
+    assert stats.images_encoded == 0 and stats.input_tokens * 3 < prompt
+    assert window.engine.status.holds == window.conversation_id
 
 
 def test_the_next_answer_says_what_it_waits_for(qtbot, api_window, sample_image):
     window = api_window
-    asking, api = window.asking, window.local_api
+    asking, engine = window.asking, window.engine
     assert asking._waiting_text() == "Thinking…"  # a new chat: nothing to read
     assert send(qtbot, window, "What is in the picture?", [sample_image]).answer.ok
-    api._set_in_flight(True)  # an API request is on the engine's thread
+    engine._on_api_busy(True)  # as the worker says when an API request starts
     assert asking._waiting_text() == "Waiting for a Local API request to finish…"
     assert window.status.api_label.text() == "API: answering a request…"
-    api._set_in_flight(False)
-    window.preparing._on_engine_used()  # it ran: the state no longer holds the chat
+    engine._on_api_busy(False)
+    assert asking._waiting_text() == "Thinking…"  # it left the chat held
+    engine._on_prepared(PrepareResult(PrepareRequest(()), None, holds=None))  # held no more
     assert asking._waiting_text() == "Reading the chat…"
 
 

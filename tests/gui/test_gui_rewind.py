@@ -155,7 +155,7 @@ def test_up_in_an_empty_composer_edits_the_last_question_and_cancel_keeps_it(
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
     assert len(shown(window, UserMessage)) == 2 and window.rewinding.bar.isVisible()
     assert window.composer.editor.toPlainText() == "First, edited"
-    assert not window.engine.busy
+    assert not window.engine.status.asking
     window.rewinding.cancel_edit()
 
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Up)

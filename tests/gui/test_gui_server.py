@@ -108,7 +108,7 @@ def record_requests(monkeypatch) -> list[list[dict]]:
 
 
 def wait_for_server(qtbot, window, host: str) -> None:
-    loaded = lambda: window.engine.server == host and window.model_loaded  # noqa: E731
+    loaded = lambda: window.engine.status.server == host and window.model_loaded  # noqa: E731
     qtbot.waitUntil(loaded, timeout=SIGNAL_TIMEOUT_MS)
 
 
@@ -127,8 +127,8 @@ def test_a_server_answers_in_the_window_then_this_computer_again(
     saves = record_saves(monkeypatch)
     requests = record_requests(monkeypatch)
     window = launch(model_dir=tiny_ir)
-    name = window.engine.info.name
-    assert window.engine.server == ""
+    name = window.engine.status.model.name
+    assert window.engine.status.server == ""
 
     # Test connection, from the dialog, off the GUI thread; then OK: asked once, switched.
     def test_then_choose(dialog: SettingsDialog) -> None:
@@ -188,7 +188,7 @@ def test_a_server_answers_in_the_window_then_this_computer_again(
     dialog, asked = settings_dialog(qtbot, monkeypatch, window, choose_this_computer)
     assert dialog.result() and asked == []
     qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
-    assert window.engine.server == "" and window.status.model_label.full_text() == name
+    assert window.engine.status.server == "" and window.status.model_label.full_text() == name
     local = send(qtbot, window, "Once more, here?")
     assert local.answer.ok and local.answer.stats.server == ""
     assert not window.chat.last_answer().meta.text().startswith("from server")
@@ -262,7 +262,7 @@ def test_a_wrong_key_says_so_and_offers_this_computers_model(
     # One click and this computer's model answers; Retry asks it the same question.
     qtbot.mouseClick(notice_action(window), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
-    assert window.engine.server == "" and window.settings.model_source == "local"
+    assert window.engine.status.server == "" and window.settings.model_source == "local"
     retry = next(b for b in error.findChildren(QToolButton) if b.text() == "Retry")
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as shown:
         qtbot.mouseClick(retry, Qt.MouseButton.LeftButton)
@@ -314,7 +314,7 @@ def test_declining_to_send_questions_to_a_server_changes_nothing(qtbot, launch, 
     assert window.settings.model_source == "local" and window.settings.consented_servers == ""
     assert not (window.data_dir / "server.json").exists()
     assert not (window.data_dir / KEY_NAME).exists()
-    assert window.engine.server == "" and window.first_run_holder.isVisible()
+    assert window.engine.status.server == "" and window.first_run_holder.isVisible()
 
 
 def test_an_address_that_cannot_be_used_keeps_the_dialog_open(qtbot, launch, monkeypatch):
@@ -351,7 +351,7 @@ def test_no_server_is_called_unless_one_is_chosen_and_agreed_to(
     remote_config.save(data, remote_config.ServerConfig("http://127.0.0.1:9/v1", "sk-x"))
     SettingsStore(data).save(AppSettings(model_source="server"))  # hand-edited: no consent
     window = launch(data_dir=data, model_dir=tiny_ir)
-    assert window.engine.server == ""
+    assert window.engine.status.server == ""
     assert send(qtbot, window, "What is it?").answer.ok
     settings_dialog(qtbot, monkeypatch, window, lambda dialog: None)  # OK on This computer
     assert calls == []

@@ -151,7 +151,7 @@ def ask_during_load(qtbot, launch, tiny_ir, held_load, question: str):
 
 def test_question_queued_behind_the_load_is_stopped_cleanly(qtbot, launch, tiny_ir, held_load):
     window = ask_during_load(qtbot, launch, tiny_ir, held_load, "Queued while loading")
-    assert window.engine.busy and window.composer.send_button.text() == "Stop"
+    assert window.engine.status.asking and window.composer.send_button.text() == "Stop"
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
         qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
     assert blocker.args[0].answer.finish_reason == "stopped"
@@ -168,7 +168,7 @@ def test_new_chat_during_model_load_detaches_the_queued_question(qtbot, launch, 
     window.sidebar.select(None)  # what "New chat" (Ctrl+N) does
     assert window.conversation_id is None and window.chat.messages() == []
     qtbot.waitUntil(lambda: window.model_loaded, timeout=SIGNAL_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: not window.engine.busy, timeout=SIGNAL_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.engine.status.asking, timeout=SIGNAL_TIMEOUT_MS)
     assert window.chat.messages() == []  # the stopped answer did not land in the new chat
     result = send(qtbot, window, "A fresh question")
     assert result.answer.ok and result.request.conversation_id != first
@@ -226,7 +226,8 @@ APP_SCRIPT = textwrap.dedent(
             if self.closed:  # tokens queued before the first one closed the window
                 return
             self.closed = True
-            print(f"closing: answering={window.engine.busy} ocr_jobs={len(window.ocr._jobs)}")
+            asking, jobs = window.engine.status.asking, len(window.ocr._jobs)
+            print(f"closing: answering={asking} ocr_jobs={jobs}")
             window.close()
 
     driver = Driver()

@@ -13,12 +13,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from desktop.core.api.errors import ApiError
 from desktop.core.api.messages import ChatCall, HistoryTurn
 from desktop.core.chat import Answer, ErrorKind, ImageLike, Turn
-from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation import AskRequest
+
+if TYPE_CHECKING:
+    from desktop.core.conversation import ConversationService
 
 if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
@@ -96,14 +99,17 @@ class ChatRunner:
 
     def run(
         self,
-        engine: VLMEngine | None,
+        service: ConversationService,
         call: ChatCall,
         emit: Callable[[str], None],
         cancel: threading.Event,
     ) -> Completion:
-        """Answers `call`, streaming output text to `emit`; raises ApiError."""
-        if engine is None:
+        """Answers `call` through the owner's service (in its lane for given turns, so what
+        the engine holds of the app's chat stays), streaming output text to `emit`; raises
+        ApiError. Only this computer's model answers: never a model server the app uses."""
+        if service.engine is None or service.engine.info.server:
             raise ApiError(503, NO_MODEL, "model_not_loaded")
+        engine = cast("VLMEngine", service.engine)
         history = tuple(self._turn(engine, turn) for turn in call.history)
         scanner = StopScanner(call.stop)
         request = AskRequest(
@@ -111,7 +117,7 @@ class ChatRunner:
             regions=call.regions,
         )  # fmt: skip
         on_text = _streamer(engine, scanner, emit, cancel)
-        result = ConversationService(engine).ask(request, cancel, on_text)
+        result = service.ask(request, cancel, on_text)
         answer = result.answer
         if answer.error:
             raise _engine_error(answer)

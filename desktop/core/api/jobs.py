@@ -1,9 +1,10 @@
 """How API requests reach the model: a bounded queue that the engine's one owner thread empties.
 
 The model is owned by one thread (the app's EngineWorker, or serve's `EngineThread`): its
-KV state, tokenizer and compiled models are never touched by two threads. The HTTP server
-only puts jobs here and waits for their results; the owner takes one whenever it has nothing
-of its own to do, so API requests wait behind the user's questions, never in front of them.
+KV state, tokenizer and compiled models are never touched by two threads, and the owner's one
+`ConversationService` knows what the engine holds. The HTTP server only puts jobs here and
+waits for their results; the owner runs one through its service whenever it has nothing of
+its own to do, so API requests wait behind the user's questions, never in front of them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from desktop.core.conversation import ConversationService
 
 if TYPE_CHECKING:
     from desktop.core.engine import VLMEngine
@@ -28,9 +31,10 @@ class QueueClosed(Exception):
 
 @dataclass
 class EngineJob:
-    """Work for the owner thread: `run(engine)` (engine None while no model is loaded)."""
+    """Work for the owner thread: `run(service)`, the owner's conversation service (its
+    engine None while no model is loaded)."""
 
-    run: Callable[[VLMEngine | None], None]
+    run: Callable[[ConversationService], None]
     cancel: threading.Event = field(default_factory=threading.Event)
     # Called on the owner thread instead of `run` when the job was cancelled while waiting.
     on_skip: Callable[[], None] | None = None
@@ -111,12 +115,12 @@ def _skipped(jobs: list[EngineJob]) -> None:
             job.on_skip()
 
 
-def run_next(queue: JobQueue, engine: VLMEngine | None, timeout: float | None = 0) -> bool:
+def run_next(queue: JobQueue, service: ConversationService, timeout: float | None = 0) -> bool:
     """Runs one job on the calling (owner) thread; False when there was none."""
     job = queue.take(timeout)
     if job is None:
         return False
-    job.run(engine)
+    job.run(service)
     return True
 
 
@@ -125,6 +129,7 @@ class EngineThread:
 
     def __init__(self, engine: VLMEngine, queue: JobQueue) -> None:
         self.engine = engine
+        self.service = ConversationService(engine)
         self.queue = queue
         self._thread = threading.Thread(target=self._loop, name="desklens-api-engine", daemon=True)
 
@@ -138,5 +143,5 @@ class EngineThread:
         self._thread.join(timeout)
 
     def _loop(self) -> None:
-        while run_next(self.queue, self.engine, timeout=None) or not self.queue.closed:
+        while run_next(self.queue, self.service, timeout=None) or not self.queue.closed:
             pass

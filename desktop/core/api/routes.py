@@ -38,7 +38,7 @@ from desktop.core.api.messages import ChatCall, parse_chat
 from desktop.core.errors import describe
 
 if TYPE_CHECKING:
-    from desktop.core.engine import VLMEngine
+    from desktop.core.conversation import ConversationService
     from desktop.core.ocr import OcrEngine
 
 T = TypeVar("T")
@@ -229,12 +229,12 @@ class ApiRoutes:
             raise stopping() from None
 
     def _run_job(
-        self, call: ChatCall, relay: Relay, cancel: threading.Event, engine: VLMEngine | None
+        self, call: ChatCall, relay: Relay, cancel: threading.Event, service: ConversationService
     ) -> None:
-        """On the owner thread."""
+        """On the owner thread, through its conversation service."""
         self.running.add(cancel)
         try:
-            completion = self.runner.run(engine, call, partial(relay.put, "text"), cancel)
+            completion = self.runner.run(service, call, partial(relay.put, "text"), cancel)
         except ApiError as exc:
             relay.put("error", exc)
         except Exception as exc:  # the owner thread and the server must outlive any request

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -40,6 +41,16 @@ class Preparation:
     stats: AnswerStats = field(default_factory=AnswerStats)  # vision_s, prefill_s, input_tokens
     held_tokens: int = 0  # positions the KV state holds afterwards
     error: str | None = None
+
+
+class Lane(Enum):
+    """Whose KV state an engine call reads and keeps. The service's own conversation (the
+    window's chat, `desklens chat`'s, a one-shot question) and the turns a caller gives (an
+    API request) each have their own, so a request of the one never takes the state of the
+    other out of the engine."""
+
+    OWN = "own"
+    GIVEN = "given"
 
 
 class AnswerEngine(Protocol):
@@ -81,5 +92,9 @@ class AnswerEngine(Protocol):
         ...
 
     def reset(self) -> None:
-        """Forgets what the engine holds of the last conversation."""
+        """Forgets what the engine holds of the last conversation (in the current lane)."""
+        ...
+
+    def use_lane(self, lane: Lane) -> None:
+        """The calls from now on read and keep `lane`'s KV state; the other lane's stays."""
         ...

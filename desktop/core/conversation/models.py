@@ -100,3 +100,4 @@ class AskResult:
     notes: tuple[str, ...] = ()  # e.g. older turns dropped to fit
     save_error: str | None = None
     turn: Turn | None = None  # the turn this answer added to the conversation, if any
+    holds: int | None = None  # the stored chat the engine's state holds now (`service.holds`)

@@ -1,10 +1,12 @@
 """The conversation service: open or resolve a chat, rewind, ground, replay, store, ask, stream.
 
-It keeps the one conversation whose state the engine's KV cache holds (a stored chat's id, or
-the unsaved follow-up conversation of `desklens chat`), so the next question of the same chat
-feeds only its new tokens. Use it from one thread, the one that owns the engine (`stop` and the
-cancellation events excepted). Saving is best effort: a history that cannot be written still
-gets its answer, and `AskResult.save_error` says what the history misses.
+It is the one owner of what the engine holds: the conversation whose state the engine's KV
+cache holds (a stored chat's id, `holds`, or the unsaved follow-up conversation of `desklens
+chat`), so the next question of the same chat feeds only its new tokens. Turns a caller gives
+(the API's requests) are answered in a lane of their own (`Lane.GIVEN`), so they never take
+that conversation out of the engine. Use it from one thread, the one that owns the engine
+(`stop` and the cancellation events excepted). Saving is best effort: a history that cannot
+be written still gets its answer, and `AskResult.save_error` says what the history misses.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
+from desktop.core.conversation.engine_protocol import Lane
 from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest
 from desktop.core.history import AskedWith, ErrorKind, Finish, HistoryError, Role
 from desktop.core.history.replay import rebuild_conversation
@@ -53,11 +56,18 @@ class ConversationService:
         self._store = store
         self._conversation = Conversation()
         self._conversation_id: int | None = None  # the stored chat `_conversation` is
+        self._holds: int | None = None  # the stored chat the engine's own lane holds
         self.no_model = NO_MODEL  # the sentence an ask gets while there is no engine
 
     @property
     def engine(self) -> AnswerEngine | None:
         return self._engine
+
+    @property
+    def holds(self) -> int | None:
+        """The stored chat whose turns the engine's state holds (after its answer or its
+        preparation): its next question feeds only itself. None: no stored chat is held."""
+        return self._holds
 
     @property
     def conversation(self) -> Conversation:
@@ -74,8 +84,9 @@ class ConversationService:
     def reset(self) -> None:
         """A new conversation: the unsaved one is cleared, a stored one replayed on next use."""
         self._conversation = Conversation()
-        self._conversation_id = None
+        self._conversation_id = self._holds = None
         if self._engine is not None:
+            self._engine.use_lane(Lane.OWN)
             self._engine.reset()
 
     def forget(self, conversation_id: int) -> None:
@@ -83,6 +94,8 @@ class ConversationService:
         if self._conversation_id == conversation_id:
             self._conversation_id = None
             self._conversation = Conversation()
+        if self._holds == conversation_id:
+            self._holds = None
 
     def stop(self) -> None:
         """Any thread: ends the current answer at its next token."""
@@ -119,20 +132,25 @@ class ConversationService:
             self._store_answer(saving, failed, None, ())
             return AskResult(
                 request, failed, prompt, saving.user_message_id, saving.answer_message_id,
-                save_error=saving.error,
+                save_error=saving.error, holds=self._holds,
             )  # fmt: skip
         conversation = self._conversation_for(request, saving.conversation_id)
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
         hints = [*request.hints, *composed.drafts]
+        given = request.history is not None  # the caller's turns: beside the service's own
+        engine.use_lane(Lane.GIVEN if given else Lane.OWN)
         answer = self._answer(engine, conversation, prompt, images, request, hints, cancel, on_text)
+        if not given:  # a failed answer leaves the engine's state empty
+            held = saving.conversation_id if request.chat is not None else None
+            self._holds = held if answer.finish_reason != "error" else None
         notes = conversation.notes[notes_before:]
         turn = conversation.turns[-1] if conversation.turns else None
         turn = turn if turn is not last_turn else None
         self._store_answer(saving, answer, turn, notes)
         return AskResult(
             request, answer, prompt, saving.user_message_id, saving.answer_message_id,
-            tuple(notes), saving.error, turn,
+            tuple(notes), saving.error, turn, self._holds,
         )  # fmt: skip
 
     def ask_each(
@@ -141,6 +159,8 @@ class ConversationService:
         """The same question of each image on its own, decoded side by side (no history)."""
         if self._engine is None:
             return [Answer("", "error", error=self.no_model) for _ in images]
+        self._engine.use_lane(Lane.OWN)  # no second state for a batch (the CLI's)
+        self._holds = None  # the batch's state is cleared afterwards
         return self._engine.ask_each([(question, [image]) for image in images], settings)
 
     def prepare(
@@ -163,7 +183,13 @@ class ConversationService:
             conversation = Conversation()  # a new chat's prompt; its id does not exist yet
         else:
             conversation = self._stored(request.conversation_id)
-        return engine.prepare(conversation, images, request.settings, cancel)
+        engine.use_lane(Lane.OWN)
+        preparation = engine.prepare(conversation, images, request.settings, cancel)
+        if preparation.status == "ready":
+            self._holds = None if request.follow_up else request.conversation_id
+        elif preparation.status != "skipped":  # part of it, or nothing, is held now
+            self._holds = None
+        return preparation
 
     # --- internals -----------------------------------------------------------------------
 

@@ -17,16 +17,17 @@ import openvino as ov
 
 from desktop.core.bounded_json import read_json_object
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
-from desktop.core.conversation.engine_protocol import ModelInfo, Preparation
+from desktop.core.conversation.engine_protocol import Lane, ModelInfo, Preparation
 from desktop.core.engine.batch import pad_left
 from desktop.core.engine.config import EngineConfig, read_vision_spec
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.decode import AnswerRow, decode_one, decode_rows, drafting_allowed
 from desktop.core.engine.drafting import PromptLookupDrafter
 from desktop.core.engine.encoder import VisionEncoder, drop_dense_attention_mask
+from desktop.core.engine.lanes import KvLanes
 from desktop.core.engine.language import LanguageModel, keep_last_logits
 from desktop.core.engine.prompt import PromptBuilder
-from desktop.core.engine.residency import release_mapped_files
+from desktop.core.engine.residency import settle
 from desktop.core.engine.sequence import TokenSequence
 from desktop.core.engine.tokens import TextCodec
 from desktop.core.engine.vision import visual_token_count
@@ -75,15 +76,15 @@ class VLMEngine:
             core, folder / "openvino_text_embeddings_model.xml", device, lm_props
         )
         language_xml = folder / "openvino_language_model.xml"
-        self.language = LanguageModel(
-            _compile(core, language_xml, device, lm_props, transform=keep_last_logits),
-            deepstack_layers=len(vision_cfg.get("deepstack_visual_indexes", [])),
-            hidden=self._hidden,
-        )
+        language = _compile(core, language_xml, device, lm_props, transform=keep_last_logits)
+        deepstack, hidden = len(vision_cfg.get("deepstack_visual_indexes", [])), self._hidden
+        # No `self` in the closure: a cycle would keep OpenVINO's threads after release.
+        self._lanes = KvLanes(lambda: LanguageModel(language, deepstack, hidden))
+        self.language = self._lanes.make()  # the current lane's (OWN, to begin with)
         # Sub-models one at a time: warm up (the runtime copies the weights it needs), then let go
         # of the mapped file, so the two copies of the big weights never sit in memory together.
         if config.warm_up:
-            self._settle(self.language.warm_up, folder, ["openvino_language_model.bin"])
+            settle(self.language.warm_up, folder, ["openvino_language_model.bin"])
         merger_xml = folder / "openvino_vision_embeddings_merger_model.xml"
         self.encoder = VisionEncoder(
             _compile(core, folder / "openvino_vision_embeddings_model.xml", device, vis_props),
@@ -93,7 +94,7 @@ class VLMEngine:
             cache_size=config.image_cache_size,
         )
         if config.warm_up:
-            self._settle(self.encoder.warm_up, folder, VISION_WEIGHTS)
+            settle(self.encoder.warm_up, folder, VISION_WEIGHTS)
         self.prompts = PromptBuilder(
             self.codec, self.encoder, embed_model, config.max_context_tokens
         )
@@ -105,11 +106,6 @@ class VLMEngine:
         self.last_prefill_logits: np.ndarray | None = None
         self._folder = folder
         self._json: JsonConstraint | None = None  # built on first JSON request (~1 s)
-
-    @staticmethod
-    def _settle(warm_up: Callable[[], None], folder: Path, files: list[str]) -> None:
-        warm_up()
-        release_mapped_files(folder / name for name in files)
 
     @classmethod
     def load(cls, folder: str | Path, config: EngineConfig | None = None) -> VLMEngine:
@@ -131,9 +127,13 @@ class VLMEngine:
         self._stop.set()
 
     def reset(self) -> None:
-        """Forgets the KV state (the next question re-prefills its conversation)."""
+        """Forgets the current lane's KV state (its next question re-prefills)."""
         self.language.reset()
         self._kv_keys = []
+
+    def use_lane(self, lane: Lane) -> None:
+        """The calls from now on read and keep `lane`'s KV state; the other lane's stays."""
+        self.language, self._kv_keys = self._lanes.switch(lane, self.language, self._kv_keys)
 
     def count_visual_tokens(self, image: ImageLike) -> int:
         """Tokens of the whole image (pruning can only lower what it costs)."""

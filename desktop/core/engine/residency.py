@@ -54,3 +54,10 @@ def release_mapped_files(files: Iterable[Path]) -> int:
         if madvise(start, end - start, _MADV_DONTNEED) == 0:
             released += end - start
     return released
+
+
+def settle(warm_up: Callable[[], None], folder: Path, files: Iterable[str]) -> None:
+    """Runs a sub-model's warm-up (the runtime copies the weights it needs), then lets go of
+    its mapped weight files."""
+    warm_up()
+    release_mapped_files(folder / name for name in files)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, Turn
-from desktop.core.conversation.engine_protocol import ModelInfo, Preparation
+from desktop.core.conversation.engine_protocol import Lane, ModelInfo, Preparation
 from desktop.core.remote.config import ServerConfig, check_config
 from desktop.core.remote.errors import RemoteError, describe_failure
 from desktop.core.remote.limits import BadReply, CappedTransport
@@ -193,6 +193,9 @@ class RemoteEngine:
 
     def reset(self) -> None:
         """The server holds nothing between requests."""
+
+    def use_lane(self, lane: Lane) -> None:
+        """Nothing is held here, in any lane."""
 
     # --- internals -------------------------------------------------------------------------
 

@@ -32,7 +32,6 @@ from desktop.gui.workers.engine_worker import EngineController
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
-    from desktop.gui.workers.local_api import LocalApi
 
 WAITING_FOR_API = "Waiting for a Local API request to finish…"
 READING_CHAT = "Reading the chat…"
@@ -66,11 +65,10 @@ class AskFlow(QObject):
         self.editing: int | None = None  # Send replaces this question's entry (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/flows/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
-        self._api: LocalApi | None = None  # see follow()
-        self._holds: Callable[[int | None], bool] = lambda _id: True
         engine.token.connect(self._on_token)
         engine.finished.connect(self._on_answer)
         engine.state.connect(self._on_state)
+        engine.api_busy.connect(self._on_api_busy)
         composer = parts.composer
         composer.send_requested.connect(self.send_question)
         composer.preset_requested.connect(self.run_preset)
@@ -81,13 +79,6 @@ class AskFlow(QObject):
         # Esc is only taken while an answer runs, so it still cancels a rename or a menu.
         self._stop_shortcut = QShortcut(QKeySequence("Esc"), window, self.stop)
         self._stop_shortcut.setEnabled(False)
-
-    def follow(self, api: LocalApi, holds: Callable[[int | None], bool]) -> None:
-        """What the answer's first words wait for: a Local API request on the same engine,
-        or the chat to be read again (`holds(id)`: the engine's state holds that chat)."""
-        self._api = api
-        self._holds = holds
-        api.busy_changed.connect(self._on_api_busy)
 
     def generation_settings(self, preset_key: str | None = None) -> GenerationSettings:
         length = self._parts.settings().max_new_tokens
@@ -137,7 +128,7 @@ class AskFlow(QObject):
 
     @Slot()
     def stop(self) -> None:
-        if self._controller.busy:
+        if self._controller.status.asking:
             self._controller.stop()
 
     def detach(self) -> None:
@@ -218,9 +209,10 @@ class AskFlow(QObject):
         self._question = entry.id
 
     def _is_busy(self) -> bool:
-        if self._controller.busy:
+        asking = self._controller.status.asking
+        if asking:
             self._parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
-        return self._controller.busy
+        return asking
 
     def _drop_from(self, entry: Entry) -> bool:
         """Removes `entry` and every later one from the chat, after asking when later
@@ -247,33 +239,34 @@ class AskFlow(QObject):
         self._parts.chat.begin_answer(waiting)
         self.request = request
         self._set_generating(True)
-        if self._controller.model_loaded:  # never "Ready" while Stop shows
+        if self._controller.status.loaded:  # never "Ready" while Stop shows
             self._parts.status.set_state("generating", waiting)
         self._controller.ask(request)
 
     def _waiting_text(self) -> str:
         """What the answer waits for before its first words."""
-        if not self._controller.model_loaded:
+        status = self._controller.status
+        if not status.loaded:
             return "Waiting for the model to load…"
-        if self._controller.server:  # it reads the whole chat, each time: its own business
-            return f"Waiting for {self._controller.server}…"
-        if self._api is not None and self._api.busy:
+        if status.server:  # it reads the whole chat, each time: its own business
+            return f"Waiting for {status.server}…"
+        if status.api:
             return WAITING_FOR_API
         if self._reads_chat():
             return READING_CHAT
         return "Thinking…"
 
     def _reads_chat(self) -> bool:
-        """The question must read the chat's earlier turns again (a reopened chat, or one
-        whose state an API request took)."""
+        """The question must read the chat's earlier turns again (a reopened chat the engine
+        does not hold yet)."""
         parts = self._parts
         earlier = parts.session.transcript.has_answers()
-        return earlier and not self._holds(parts.session.conversation_id)
+        return earlier and self._controller.status.holds != parts.session.conversation_id
 
     @Slot(bool)
     def _on_api_busy(self, busy: bool) -> None:
         if not busy and self._parts.chat.answering() and self.request is not None:
-            # The API's request went first and took the engine's state: the chat is read again.
+            # The API's request went first (in its own lane: the chat is still held).
             self._parts.chat.set_waiting(READING_CHAT if self._reads_chat() else "Thinking…")
 
     def _set_generating(self, generating: bool) -> None:

@@ -24,6 +24,7 @@ from desktop.core.remote import config as remote_config
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.panels.chat_page import ChatPage
 from desktop.gui.settings import AppSettings
+from desktop.gui.workers.engine_status import LocalModel, ServerModel
 from desktop.gui.workers.engine_worker import EngineController
 from desktop.gui.workers.server_check import ServerCheck
 from desktop.gui.workers.storage_worker import StorageController
@@ -61,9 +62,6 @@ class ModelFlow(QObject):
         self.server: ServerConfig | None = remote_config.load_saved(data_dir, repair=False)
         self.checker = ServerCheck(self)  # Settings' checks, in the thread pool
         self.devices: list[str] = []
-        self.shows_model = False  # the status bar says ready
-        self._source = ""  # what was asked of the engine last: "local", "server" or ""
-        self.local_folder = ""  # this computer's model folder asked for last
         engine.state.connect(self._on_engine_state)
         engine.loaded.connect(self._on_loaded)
         engine.error.connect(self._on_error)
@@ -88,7 +86,6 @@ class ModelFlow(QObject):
 
     def load_choice(self) -> None:
         """This computer's model: the one given or chosen, else the first usable one."""
-        self._source = "local"
         settings = self._parts.settings()
         choice = choose_model(self._data_dir, self.explicit_model, settings.model_dir)
         if choice.folder is None:
@@ -100,7 +97,8 @@ class ModelFlow(QObject):
     def offer(self, folder: str) -> None:
         """A second `desklens gui --model DIR` handed its folder over: another model than this
         one is asked about here, not loaded behind the user's back (nor in a second app)."""
-        if self._source == "local" and Path(folder) == Path(self.local_folder):
+        source = self._engine.status.source
+        if isinstance(source, LocalModel) and Path(folder) == Path(source.folder):
             return
         self._parts.notice.show_message(
             f"DeskLens was started again with --model {folder}. Switch to that model? "
@@ -113,9 +111,6 @@ class ModelFlow(QObject):
         self.load_local(folder)
 
     def load_local(self, folder: str) -> None:
-        self.local_folder = folder
-        self._source = "local"
-        self.shows_model = False
         self._page.show_first_run(False)
         self._parts.status.set_model(Path(folder).name)
         self._parts.status.set_state("loading")
@@ -124,8 +119,6 @@ class ModelFlow(QObject):
     def connect_server(self) -> None:
         server = self.server
         assert server is not None
-        self._source = "server"
-        self.shows_model = False
         self._page.show_first_run(False)  # a server's user needs no model here
         self._parts.status.set_model(server.model, server=server.host)
         self._parts.status.set_state("loading", self._connecting_text())
@@ -150,10 +143,12 @@ class ModelFlow(QObject):
             self._storage.submit(lambda: remote_config.save(folder, server))
         if new.model_dir != old.model_dir:  # the user picked another model: it wins
             self.explicit_model = None
+        status = self._engine.status
+        on_server = isinstance(status.source, ServerModel)
         if self.uses_server(new):
-            if self._source != "server" or changed or not self.shows_model:  # or once more
+            if not on_server or changed or not status.loaded:  # or once more
                 self.connect_server()
-        elif self._source == "server" or (new.model_dir, new.engine_options()) != (
+        elif on_server or (new.model_dir, new.engine_options()) != (
             old.model_dir,
             old.engine_options(),
         ):
@@ -167,10 +162,10 @@ class ModelFlow(QObject):
     @Slot(object)
     def on_answer_shown(self, result: AskResult) -> None:
         """An answer the server failed (or could not be asked for): offer this computer's."""
-        answer = result.answer
-        if answer.ok or self._source != "server":
+        answer, status = result.answer, self._engine.status
+        if answer.ok or not isinstance(status.source, ServerModel):
             return
-        if not (answer.stats.server or not self.shows_model):
+        if not (answer.stats.server or not status.loaded):
             return  # not the server's fault (an image that cannot be read)
         host = self.server.host if self.server is not None else "the server"
         if self._has_local_model():
@@ -197,12 +192,10 @@ class ModelFlow(QObject):
         else:
             self._parts.status.set_model(info.name, info.device, info.weight_format)
         self._parts.status.set_state("ready")
-        self.shows_model = True
 
     @Slot(str)
     def _on_error(self, message: str) -> None:
-        self.shows_model = False
-        if self._source != "server":
+        if not isinstance(self._engine.status.source, ServerModel):
             self.show_first_run(message)
             self._parts.notice.show_message(message, error=True)
             return
@@ -226,7 +219,7 @@ class ModelFlow(QObject):
     def _on_engine_state(self, state: str) -> None:
         if state == "ready" and self._parts.composer.generating:
             return  # the engine ended something else (a preparation, an API request): Stop shows
-        if state == "loading" and self._source == "server":
+        if state == "loading" and isinstance(self._engine.status.source, ServerModel):
             self._parts.status.set_state("loading", self._connecting_text())
         elif state != "error":  # errors arrive with their message through _on_error
             self._parts.status.set_state(state)

@@ -5,8 +5,12 @@
 Requests arrive by queued signals, each with its own cancellation event, and run one after
 another in arrival order (a question sent while the model still loads simply waits its turn).
 A preparation (`PrepareRequest`) does the work of the next question that does not depend on
-its words while the user types it. The service writes the question and the answer to the
-history on this thread, so no SQLite commit or PNG encoding happens on the GUI thread.
+its words while the user types it. The Local API's chat requests run here too, through the
+same service (in its lane for given turns, so the window's chat stays in the engine's state),
+whenever no question of the user's is queued. The service writes the question and the answer
+to the history on this thread, so no SQLite commit or PNG encoding happens on the GUI thread.
+The service is the one owner of what the engine holds; the controller folds its results into
+one `EngineStatus` (engine_status.py) that the flows read.
 OpenVINO is imported here, in the worker thread, on the first load; a server is connected to
 here too (its address checked, its models listed), so a slow one never holds the window.
 """
@@ -15,10 +19,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from desktop.core.conversation import AskRequest, AskResult, ConversationService, PrepareRequest
 from desktop.core.errors import describe
@@ -26,22 +30,28 @@ from desktop.core.history import HistoryStore
 from desktop.core.manifest import ModelError
 from desktop.core.remote.errors import RemoteError
 from desktop.gui.settings import EngineOptions
+from desktop.gui.workers.engine_status import EngineStatus, LocalModel, ServerModel
 from desktop.gui.workers.threads import WorkerController
 
 if TYPE_CHECKING:
+    from desktop.core.api.jobs import JobQueue
     from desktop.core.conversation import AnswerEngine
-    from desktop.core.engine import ModelInfo, Preparation, VLMEngine
+    from desktop.core.engine import ModelInfo, Preparation
     from desktop.core.remote.config import ServerConfig
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AskRequest", "AskResult", "EngineController", "PrepareRequest", "PrepareResult"]
+__all__ = [
+    "AskRequest", "AskResult", "EngineController", "EngineStatus", "PrepareRequest",
+    "PrepareResult",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
 class PrepareResult:
     request: PrepareRequest
     preparation: Preparation | None  # None: not run (superseded before it started, no model)
+    holds: int | None = None  # the stored chat the engine's state holds now (`service.holds`)
 
 
 class EngineWorker(QObject):
@@ -54,6 +64,8 @@ class EngineWorker(QObject):
     state = Signal(str)  # "loading" | "ready" | "generating" | "error"
     loaded = Signal(object)  # ModelInfo
     devices = Signal(list)  # OpenVINO device names available on this machine
+    api_busy = Signal(bool)  # a Local API request started (True) or ended (False) here
+    _next_job = Signal()  # queued to itself: the next API job, after what was sent meanwhile
 
     def __init__(self, store: HistoryStore) -> None:
         super().__init__()
@@ -61,19 +73,17 @@ class EngineWorker(QObject):
         self._engine: AnswerEngine | None = None
         self._server: ServerConfig | None = None  # the server asked for, while it is
         self._engine_lock = threading.Lock()  # guards _engine for stop() from the GUI thread
+        self._jobs: JobQueue | None = None  # the Local API's chat requests, while it runs
+        # Questions sent to this thread whose slot has not started yet (the controller counts
+        # them as it sends): while there are any, API jobs wait.
+        self._asks_sent = 0
+        self._asks_lock = threading.Lock()
+        self._next_job.connect(self.take_api_job, Qt.ConnectionType.QueuedConnection)
 
     @property
     def engine(self) -> AnswerEngine | None:
         """The loaded engine; use it on this worker's thread only (None while none is)."""
         return self._engine
-
-    @property
-    def local_engine(self) -> VLMEngine | None:
-        """This computer's loaded engine: None while none is, or while a server's answers."""
-        engine = self._engine
-        if engine is None or engine.info.server:
-            return None
-        return cast("VLMEngine", engine)
 
     @property
     def service(self) -> ConversationService:
@@ -159,21 +169,53 @@ class EngineWorker(QObject):
         """The conversation was deleted: its id may be reused by a new one."""
         self._service.forget(conversation_id)
 
+    def ask_sent(self) -> None:
+        """Any thread (the controller, as it sends a question): API jobs wait for it."""
+        with self._asks_lock:
+            self._asks_sent += 1
+
     @Slot(object, object)
     def ask(self, request: AskRequest, cancel: threading.Event) -> None:
+        with self._asks_lock:
+            self._asks_sent -= 1
         if self._engine is None and self._server is not None and not cancel.is_set():
             self.load_remote(self._server)  # down at its load: it may be back
-        if self._engine is None:  # no model, or it failed to load: nothing is stored
+        if self._engine is None:  # no model, or it failed to load: kept with its error
             self.finished.emit(self._service.ask(request, cancel))
-            return
-        self.state.emit("generating")
-        result = self._service.ask(request, cancel, self.token.emit)
-        self.finished.emit(result)
-        self.state.emit("ready")
+        else:
+            self.state.emit("generating")
+            self.finished.emit(self._service.ask(request, cancel, self.token.emit))
+            self.state.emit("ready")
+        self.take_api_job()  # the API's turn, unless another question waits
 
     @Slot(object, object)
     def prepare(self, request: PrepareRequest, cancel: threading.Event) -> None:
-        self.prepared.emit(PrepareResult(request, self._service.prepare(request, cancel)))
+        preparation = self._service.prepare(request, cancel)
+        self.prepared.emit(PrepareResult(request, preparation, self._service.holds))
+
+    @Slot(object)
+    def serve(self, jobs: JobQueue | None) -> None:
+        """The Local API's chat requests come from `jobs` from now on (None: it stopped)."""
+        self._jobs = jobs
+        self.take_api_job()
+
+    @Slot()
+    def take_api_job(self) -> None:
+        """Runs one waiting API request through the service, unless a question of the user's
+        was sent to this thread: it goes first, and its end takes the next request."""
+        jobs = self._jobs
+        with self._asks_lock:
+            if jobs is None or self._asks_sent > 0:
+                return
+        job = jobs.take(0)
+        if job is None:
+            return
+        self.api_busy.emit(True)
+        try:
+            job.run(self._service)  # answers its client itself, errors included
+        finally:
+            self.api_busy.emit(False)
+        self._next_job.emit()  # after whatever was sent meanwhile
 
     def _fail(self, message: str) -> None:
         self._service.set_engine(None, message)
@@ -192,12 +234,13 @@ def _available_devices() -> list[str]:
 
 class EngineController(WorkerController):
     """GUI-side handle: sends requests to the worker thread and relays its signals. It keeps
-    each request's cancellation event, so Stop reaches queued and running requests at once."""
+    each request's cancellation event, so Stop reaches queued and running requests at once,
+    and the one `EngineStatus` of what the engine holds and does (`status`)."""
 
     worker: EngineWorker
 
     # The worker's signals, re-emitted on the GUI thread: flows connect to these, never to
-    # the worker. `finished` comes after `busy` is updated.
+    # the worker. `status` is updated before `finished`, `prepared`, `loaded` and `error`.
     token = Signal(str)
     finished = Signal(object)  # AskResult
     prepared = Signal(object)  # PrepareResult
@@ -205,12 +248,16 @@ class EngineController(WorkerController):
     state = Signal(str)
     loaded = Signal(object)  # ModelInfo
     devices = Signal(list)
+    status_changed = Signal(object)  # EngineStatus, whenever it changes
+    api_busy = Signal(bool)  # a Local API request started or ended (after `status.api`)
 
     _load_requested = Signal(str, object)
     _load_remote_requested = Signal(object)
     _ask_requested = Signal(object, object)
     _prepare_requested = Signal(object, object)
     _forget_requested = Signal(int)
+    _serve_requested = Signal(object)
+    _job_put = Signal()
 
     def __init__(self, store: HistoryStore, parent: QObject | None = None) -> None:
         super().__init__(EngineWorker(store), "desklens-engine", parent)
@@ -220,46 +267,29 @@ class EngineController(WorkerController):
         self._ask_requested.connect(worker.ask)
         self._prepare_requested.connect(worker.prepare)
         self._forget_requested.connect(worker.forget)
+        self._serve_requested.connect(worker.serve)
+        self._job_put.connect(worker.take_api_job)
         worker.finished.connect(self._on_finished)
-        # Before the re-emitted signals: who hears `loaded` or `error` sees model_loaded.
-        worker.loaded.connect(self._set_info)
-        worker.error.connect(lambda _message: self._set_info(None))
-        for name in ("token", "prepared", "error", "state", "loaded", "devices"):
+        worker.prepared.connect(self._on_prepared)
+        worker.loaded.connect(self._on_loaded)
+        worker.error.connect(self._on_error)
+        worker.api_busy.connect(self._on_api_busy)
+        for name in ("token", "state", "devices"):
             getattr(worker, name).connect(getattr(self, name))
         self._pending: list[tuple[AskRequest, threading.Event]] = []
         # The latest preparation; older ones are cancelled.
         self._preparation: tuple[PrepareRequest, threading.Event] | None = None
         self._closed = False
-        self.info: ModelInfo | None = None  # the loaded model (None while loading, or none)
-
-    @property
-    def model_loaded(self) -> bool:
-        return self.info is not None
-
-    @property
-    def server(self) -> str:
-        """The host whose model is loaded ("" for this computer's model, or none)."""
-        return self.info.server if self.info is not None else ""
-
-    @property
-    def local_engine(self) -> VLMEngine | None:
-        """This computer's engine, for the local API's pump on the engine thread: None while
-        a server's model is loaded (the Local API never relays requests to a server)."""
-        return self.worker.local_engine
-
-    @property
-    def busy(self) -> bool:
-        """A question is queued or being answered."""
-        return bool(self._pending)
+        self.status = EngineStatus()
 
     def load(self, folder: str, options: EngineOptions) -> None:
-        self.info = None
+        self._set_status(replace(self.status, source=LocalModel(folder), model=None, holds=None))
         self.cancel_preparation()  # the old engine's state is about to go
         self._load_requested.emit(folder, options)
 
     def load_remote(self, config: ServerConfig) -> None:
         """Uses the model of the server `config` names instead of this computer's."""
-        self.info = None
+        self._set_status(replace(self.status, source=ServerModel(config), model=None, holds=None))
         self.cancel_preparation()
         self._load_remote_requested.emit(config)
 
@@ -268,6 +298,8 @@ class EngineController(WorkerController):
         self.cancel_preparation()
         cancel = threading.Event()
         self._pending.append((request, cancel))
+        self._set_status(replace(self.status, asking=True))
+        self.worker.ask_sent()  # before it is queued: an API job checking now waits for it
         self._ask_requested.emit(request, cancel)
 
     def prepare(self, request: PrepareRequest) -> None:
@@ -287,7 +319,18 @@ class EngineController(WorkerController):
             self._preparation = None
 
     def forget(self, conversation_id: int) -> None:
+        if self.status.holds == conversation_id:
+            self._set_status(replace(self.status, holds=None))
         self._forget_requested.emit(conversation_id)
+
+    def serve(self, jobs: JobQueue | None) -> None:
+        """The Local API's chat requests from `jobs` run on the worker, through its service,
+        whenever no question of the user's waits (None: the API stopped)."""
+        self._serve_requested.emit(jobs)
+
+    def job_put(self) -> None:
+        """Any thread (the API server's, after a put): the worker takes it when it may."""
+        self._job_put.emit()
 
     def stop(self) -> None:
         """Stops every queued and running request (the running one keeps its partial text)."""
@@ -300,10 +343,33 @@ class EngineController(WorkerController):
         self._closed = True  # no new preparation after this
         self.stop()
 
-    def _set_info(self, info: ModelInfo | None) -> None:
-        self.info = info
+    def _set_status(self, status: EngineStatus) -> None:
+        if status != self.status:
+            self.status = status
+            self.status_changed.emit(status)
+
+    @Slot(object)
+    def _on_loaded(self, info: ModelInfo) -> None:
+        self._set_status(replace(self.status, model=info, holds=None))
+        self.loaded.emit(info)
+
+    @Slot(str)
+    def _on_error(self, message: str) -> None:
+        self._set_status(replace(self.status, model=None, holds=None))
+        self.error.emit(message)
+
+    @Slot(bool)
+    def _on_api_busy(self, busy: bool) -> None:
+        self._set_status(replace(self.status, api=busy))
+        self.api_busy.emit(busy)
+
+    @Slot(object)
+    def _on_prepared(self, result: PrepareResult) -> None:
+        self._set_status(replace(self.status, holds=result.holds))
+        self.prepared.emit(result)
 
     @Slot(object)
     def _on_finished(self, result: AskResult) -> None:
         self._pending = [p for p in self._pending if p[0] is not result.request]
+        self._set_status(replace(self.status, asking=bool(self._pending), holds=result.holds))
         self.finished.emit(result)

@@ -4,11 +4,11 @@ Off by default; the switch and the token are shown in Settings (`LocalApiRow`), 
 the window stops the server before the engine's thread ends.
 
 The model stays owned by the EngineWorker's thread. API chat requests wait in the core's
-`JobQueue`; the GUI thread hands one at a time to `_Pump`, a QObject living on the engine's
-thread, only while no question of the user's is queued or being answered (`controller.busy`),
-and asks again when one finishes. The pump checks `busy` once more when its slot runs, so a
-question sent in between still goes first: API requests wait behind the user, never in front.
-It serves this computer's model only: while the window uses a model server, requests are
+`JobQueue`; the worker takes one at a time and runs it through its own conversation service
+(`EngineController.serve`), only while no question of the user's was sent to it: API requests
+wait behind the user, never in front. The service answers them in a KV lane of their own, so
+the window's chat stays in the engine's state and its next question reads only itself. It
+serves this computer's model only: while the window uses a model server, requests are
 answered as with no model loaded, never relayed to that server.
 """
 
@@ -19,12 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop.core.api import TOKEN_FILE
-from desktop.core.api.jobs import JobQueue, run_next
+from desktop.core.api.jobs import JobQueue
 from desktop.core.api.tokens import new_token, read_token, write_token
 from desktop.gui.widgets.basics import push_button
 
@@ -39,37 +39,11 @@ if TYPE_CHECKING:  # the server's stack (Starlette, uvicorn) loads only when it 
 logger = logging.getLogger(__name__)
 
 
-class _Pump(QObject):
-    """On the engine's thread: runs one API job there, between the worker's own slots."""
-
-    ran = Signal(bool)  # True: a job ran; False: the user's question came first, or none waited
-
-    def __init__(self, controller: EngineController, queue: JobQueue) -> None:
-        super().__init__()
-        self._controller = controller
-        self._queue = queue
-
-    @Slot()
-    def run_one(self) -> None:
-        if self._controller.busy:  # a question was sent since this was asked for: it goes first
-            self.ran.emit(False)
-            return
-        # This computer's engine, read on the worker's own thread: None while none is loaded,
-        # or while a server's model answers the window (then the job says no model is loaded).
-        engine = self._controller.local_engine
-        self.ran.emit(run_next(self._queue, engine))
-
-
 class LocalApi(QObject):
     """Starts and stops the server; lives on the GUI thread."""
 
-    _pump_requested = Signal()
-    _job_put = Signal()  # from the server's thread: a job waits
     running_changed = Signal(str)  # the server's URL, or "" once it stopped
-    busy_changed = Signal(bool)  # an API request is handed to the engine's thread, or none
-    # An API request ran on the engine: its KV state no longer holds the user's chat, so the
-    # next question would read the chat again (the window reads it back ahead of time).
-    engine_used = Signal()
+    busy_changed = Signal(bool)  # an API request is being answered on the engine, or none
 
     def __init__(
         self,
@@ -86,11 +60,8 @@ class LocalApi(QObject):
         self._write = write  # runs a file write off the GUI thread
         self._token: str | None = None
         self._server: ApiServer | None = None
-        self._pump: _Pump | None = None
-        self._in_flight = False
         self.problem: str | None = None  # why the last start failed (shown in Settings)
-        controller.finished.connect(self._schedule)  # a question ended: the API's turn
-        self._job_put.connect(self._schedule, Qt.ConnectionType.QueuedConnection)
+        controller.api_busy.connect(self.busy_changed)
 
     @property
     def running(self) -> bool:
@@ -118,26 +89,22 @@ class LocalApi(QObject):
 
         if self.running:
             return None
-        queue = JobQueue((settings or ApiSettings()).max_waiting, on_put=self._job_put.emit)
-        self._pump = _Pump(self._controller, queue)
-        self._pump.moveToThread(self._controller.thread)
-        self._pump_requested.connect(self._pump.run_one)
-        self._pump.ran.connect(self._on_ran)
+        queue = JobQueue((settings or ApiSettings()).max_waiting, on_put=self._controller.job_put)
         backend = ApiBackend(queue, self._model_name, self._ocr)
         try:
             self._server = ApiServer(backend, self.token(), settings)
             self._server.start()
         except (ApiStartError, OSError) as exc:
             self._server = None
-            self._drop_pump()
             return str(exc)
+        self._controller.serve(queue)
         self.running_changed.emit(self._server.url)
         return None
 
     @property
     def busy(self) -> bool:
-        """An API request is handed to the engine's thread (waiting there, or running)."""
-        return self._in_flight
+        """An API request is being answered on the engine's thread."""
+        return self._controller.status.api
 
     def apply(self, settings: AppSettings) -> None:
         """Runs the server as the settings say (on their port); a start that fails is logged
@@ -164,43 +131,14 @@ class LocalApi(QObject):
         if self._server is not None:
             self._server.stop()
             self._server = None
+            self._controller.serve(None)
             self.running_changed.emit("")
-        self._drop_pump()
-
-    def _drop_pump(self) -> None:
-        if self._pump is not None:
-            self._pump_requested.disconnect(self._pump.run_one)
-            self._pump.deleteLater()  # on its own thread, after a slot it may be running
-            self._pump = None
-        self._set_in_flight(False)
-
-    def _set_in_flight(self, in_flight: bool) -> None:
-        if in_flight != self._in_flight:
-            self._in_flight = in_flight
-            self.busy_changed.emit(in_flight)
 
     def _model_name(self) -> str | None:
         """This computer's loaded model's name, None while a server's model answers the
-        window (any thread: the engine's info is fixed once loaded)."""
-        engine = self._controller.local_engine
-        return engine.info.name if engine is not None else None
-
-    def _schedule(self, *_args: object) -> None:  # also the finished AskResult
-        if self._pump is None or self._in_flight or self._controller.busy:
-            return
-        if self._server is None or self._server.backend.jobs.waiting == 0:
-            return
-        self._set_in_flight(True)
-        self._pump_requested.emit()
-
-    @Slot(bool)
-    def _on_ran(self, ran: bool) -> None:
-        self._in_flight = False  # quietly: the next waiting request may follow at once
-        if ran:
-            self.engine_used.emit()  # first: who hears busy_changed knows the state went
-            self._schedule()
-        if not self._in_flight:
-            self.busy_changed.emit(False)
+        window (any thread: the status is replaced whole, never changed in place)."""
+        model = self._controller.status.model  # a frozen value, replaced whole
+        return model.name if model is not None and not model.server else None
 
 
 def window_local_api(
