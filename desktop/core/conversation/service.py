@@ -15,6 +15,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
@@ -29,6 +30,8 @@ from desktop.core.conversation.models import (
     PrepareRequest,
     StoredChat,
 )
+from desktop.core.conversation.ocr_reads import OcrReads
+from desktop.core.draft_texts import draft_hints
 from desktop.core.history import AskedWith, ErrorKind, Finish, HistoryError, Role
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
@@ -66,6 +69,7 @@ class ConversationService:
         self._conversation = Conversation()
         self._conversation_id: int | None = None  # the stored chat `_conversation` is
         self._holds: int | None = None  # the stored chat the engine's own lane holds
+        self._ocr_reads = OcrReads()  # kept across chats and engines: keyed by the picture
         self.no_model = NO_MODEL  # the sentence an ask gets while there is no engine
 
     @property
@@ -149,7 +153,7 @@ class ConversationService:
         conversation = self._conversation_for(request, saving.conversation_id)
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
-        hints = [*request.hints, *composed.drafts]
+        hints = list(dict.fromkeys([*request.hints, *composed.drafts]))
         given = isinstance(where, GivenTurns)  # the caller's turns: beside the service's own
         engine.use_lane(Lane.GIVEN if given else Lane.OWN)
         answer = self._answer(engine, conversation, prompt, images, request, hints, cancel, on_text)
@@ -205,17 +209,19 @@ class ConversationService:
 
     # --- internals -----------------------------------------------------------------------
 
-    @staticmethod
     def _compose(
-        request: AskRequest, images: Sequence[LoadedImage], regions_note: str
+        self, request: AskRequest, images: Sequence[LoadedImage], regions_note: str
     ) -> GroundedPrompt:
-        """The prompt; a question grounded here also drafts from the OCR it ran."""
+        """The prompt; a question grounded here also drafts from the OCR's reads, and any
+        other drafts from the reads there are already of its images (no OCR runs for it)."""
         question = region_prompt(request.question, regions_note)
         context = request.context
         if isinstance(context, Ground):
-            return grounded_prompt(question, images, context.ocr, request.system)
+            read = partial(self._ocr_reads.read, context.ocr, images)
+            return grounded_prompt(question, read, request.system)
         texts = context.texts if isinstance(context, GroundTexts) else ()
-        return GroundedPrompt(compose_question(question, system=request.system, ocr_texts=texts))
+        composed = compose_question(question, system=request.system, ocr_texts=texts)
+        return GroundedPrompt(composed, tuple(draft_hints(self._ocr_reads.known(images))))
 
     @staticmethod
     def _answer(
