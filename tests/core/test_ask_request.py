@@ -16,6 +16,7 @@ from desktop.core.conversation import (
     GroundTexts,
     NoContext,
     OneShot,
+    PrepareRequest,
     StoredChat,
 )
 from desktop.core.history.handle import ChatHandle
@@ -94,3 +95,10 @@ def test_a_retry_keeps_where_it_was_asked_and_rewinds_nothing():
     assert retry.context == NoContext() and retry.system == ""  # in the stored prompt already
     follow_up = AskRequest("And?", (), where=FollowUp())
     assert follow_up.retry(AskResult(follow_up, failed.answer, "And?")).where == FollowUp()
+
+
+def test_a_read_ahead_is_for_a_stored_chat_or_the_follow_up_conversation_not_both():
+    assert PrepareRequest((PAGE,), conversation_id=4).conversation_id == 4
+    assert PrepareRequest((PAGE,), follow_up=True).follow_up
+    with pytest.raises(ValueError, match="not both"):
+        PrepareRequest((PAGE,), conversation_id=4, follow_up=True)

@@ -163,6 +163,13 @@ class PrepareRequest:
     conversation_id: int | None = None  # a stored chat; None: a new chat, no history yet
     follow_up: bool = False  # the service's own unsaved conversation (`desklens chat`)
 
+    def __post_init__(self) -> None:
+        if self.follow_up and self.conversation_id is not None:
+            raise ValueError(
+                "A read-ahead is for a stored chat or for the unsaved follow-up conversation, "
+                "not both."
+            )
+
 
 @dataclass(frozen=True, eq=False)
 class AskResult:
