@@ -27,7 +27,7 @@ from desktop.cli.common import (
 )
 from desktop.core import paths
 from desktop.core.chat import Answer, AnswerStats, GenerationSettings
-from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation import AskRequest, ConversationService, GroundTexts, NoContext
 from desktop.core.presets import PRESETS, Preset
 from desktop.core.refine import COPYING_PRESETS
 from desktop.core.terminal_text import terminal_text
@@ -135,10 +135,10 @@ def run(args: argparse.Namespace) -> int:
     ask_checks.warn(sizes)  # before the model reads: the user may stop it and ask otherwise
     stream = _AnswerPrinter(engine)
     ground_texts = grounding_texts(results if args.ground else None)
+    context = GroundTexts(ground_texts) if ground_texts else NoContext()
     request = AskRequest(
-        prompt, tuple(images), settings, hints=tuple(hints), ground_texts=ground_texts,
-        regions=asked,
-    )  # fmt: skip
+        prompt, tuple(images), settings, hints=tuple(hints), context=context, regions=asked
+    )
     with ctrl_c_stops(engine):
         result = service.ask(request, on_text=None if args.json else stream)
     answer = result.answer

@@ -27,7 +27,7 @@ from desktop.cli.common import (
     load_images,
 )
 from desktop.core.chat import GenerationSettings
-from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
+from desktop.core.conversation import AskRequest, ConversationService, FollowUp, PrepareRequest
 from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def _run_line(line: str, chat: Chat, pending: list[LoadedImage]) -> list[LoadedI
 def _answer(chat: Chat, question: str, images: list[LoadedImage]) -> None:
     """Streams the answer to stdout, then the conversation's notes (dropped turns) to stderr."""
     sys.stdout.write("desklens> ")
-    request = AskRequest(question, tuple(images), chat.settings, follow_up=True)
+    request = AskRequest(question, tuple(images), chat.settings, FollowUp())
     with ctrl_c_stops(chat.engine):
         result = chat.service.ask(request, on_text=_write)
     answer = result.answer

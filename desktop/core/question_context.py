@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from desktop.core.draft_texts import draft_hints
 
 if TYPE_CHECKING:
-    from desktop.core.images import LoadedImage
-    from desktop.core.ocr import OcrEngine
+    from desktop.core.ocr import OcrResult
 
 logger = logging.getLogger(__name__)
 
@@ -45,27 +44,23 @@ def compose_question(question: str, *, system: str = "", ocr_texts: Sequence[str
 
 
 def grounded_prompt(
-    question: str,
-    images: Sequence[LoadedImage],
-    ocr: Callable[[], OcrEngine] | None,
-    system: str = "",
+    question: str, read: Callable[[], Sequence[OcrResult]], system: str = ""
 ) -> GroundedPrompt:
-    """Runs the fast OCR on `images` (when `ocr` is given) and composes the prompt; the OCR's
-    text also drafts the answer, which often copies it. An OCR that fails leaves the question
-    without its grounding rather than failing the answer."""
+    """The prompt with the fast OCR's result of each of the question's images (`read`: the
+    service's, which reads each picture once) before the question; the OCR's text also drafts
+    the answer, which often copies it. An OCR that fails leaves the question without its
+    grounding rather than failing the answer."""
+    from desktop.core.ocr import grounding_text
+
     texts: list[str] = []
     drafts: list[str] = []
-    if ocr is not None and images:
-        from desktop.core.ocr import grounding_text
-
-        try:
-            engine = ocr()
-            results = [engine.extract(image) for image in images]
-        except Exception:  # OpenVINO raises plain RuntimeErrors; the answer still runs
-            logger.exception("the fast OCR for a grounded question failed")
-        else:
-            texts = [grounding_text(result) for result in results]
-            drafts = draft_hints(results)
+    try:
+        results = read()
+    except Exception:  # OpenVINO raises plain RuntimeErrors; the answer still runs
+        logger.exception("the fast OCR for a grounded question failed")
+    else:
+        texts = [grounding_text(result) for result in results]
+        drafts = draft_hints(results)
     return GroundedPrompt(compose_question(question, system=system, ocr_texts=texts), tuple(drafts))
 
 

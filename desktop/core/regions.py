@@ -104,16 +104,22 @@ class RegionQuestion:
     note: str
 
 
-def check_regions(regions: Sequence[Region], images: Sequence[LoadedImage]) -> None:
-    """Raises RegionError for a region on no image, outside its image, or too many."""
+def check_region_count(regions: Sequence[Region], image_count: int) -> None:
+    """Raises RegionError for too many regions or one on an image the question lacks."""
     if len(regions) > MAX_REGIONS:
         raise RegionError(f"At most {MAX_REGIONS} regions per question (got {len(regions)}).")
     for region in regions:
-        if region.image >= len(images):
+        if region.image >= image_count:
             raise RegionError(
                 f"The region {region.label()} is on image {region.image + 1}, but the question "
-                f"has {len(images)} image{'' if len(images) == 1 else 's'}."
+                f"has {image_count} image{'' if image_count == 1 else 's'}."
             )
+
+
+def check_regions(regions: Sequence[Region], images: Sequence[LoadedImage]) -> None:
+    """Raises RegionError for a region on no image, outside its image, or too many."""
+    check_region_count(regions, len(images))
+    for region in regions:
         image = images[region.image]
         region.check(image.size, image.name)
 

@@ -16,7 +16,13 @@ from api_support import hold_after_a_full_answer, start_api
 from gui_support import text_image
 
 from desktop.core.chat import Conversation, GenerationSettings
-from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation import (
+    AskRequest,
+    ConversationService,
+    FollowUp,
+    GivenTurns,
+    StoredChat,
+)
 from desktop.core.images import load_image
 from desktop.core.remote.config import ServerConfig
 from desktop.core.remote.engine import RemoteEngine, list_models
@@ -80,8 +86,8 @@ def test_two_images_and_a_follow_up_send_the_conversation_back(remote, local, tw
     answers = []
     for engine in (remote, local):
         service = ConversationService(engine)
-        first = service.ask(AskRequest(QUESTION, tuple(two_images), SHORT, follow_up=True))
-        second = service.ask(AskRequest(follow_up, (), SHORT, follow_up=True))
+        first = service.ask(AskRequest(QUESTION, tuple(two_images), SHORT, where=FollowUp()))
+        second = service.ask(AskRequest(follow_up, (), SHORT, where=FollowUp()))
         assert first.answer.ok and second.answer.ok
         assert len(service.conversation.turns) == 2
         answers.append((first.answer.text, second.answer.text))
@@ -196,16 +202,18 @@ def test_a_chat_answered_by_the_server_is_continued_after_reopening_by_either_en
     store = HistoryStore(tmp_path / "history")
     chat = ChatHandle(title="remote chat")
     first = ConversationService(remote, store).ask(
-        AskRequest(QUESTION, (two_images[0],), SHORT, chat=chat)
+        AskRequest(QUESTION, (two_images[0],), SHORT, where=StoredChat(chat))
     )
     assert first.answer.ok and first.answer.text
     follow_up = "And then?"
-    reopened = AskRequest(follow_up, (), SHORT, chat=ChatHandle(chat.id, chat.title))
+    reopened = AskRequest(follow_up, (), SHORT, where=StoredChat(ChatHandle(chat.id, chat.title)))
     # Each engine as after a restart: the chat replayed from the store. This computer's engine
     # then asks the follow-up again in its place (rewound: as Edit and resend does).
     far_result = ConversationService(remote, store).ask(reopened)
     far = far_result.answer.text
-    again = replace(reopened, rewind_from=far_result.user_message_id)
+    again = replace(
+        reopened, where=StoredChat(reopened.where.chat, rewind_from=far_result.user_message_id)
+    )
     near_service = ConversationService(local, store)
     near = near_service.ask(again).answer.text
     assert len(near_service.conversation.turns) == 2  # the replayed turn and this one
@@ -224,5 +232,7 @@ def test_a_chat_answered_by_the_server_is_continued_after_reopening_by_either_en
     )
     assert far == sent_by_hand.choices[0].message.content  # the server got the history
     history = (Turn(QUESTION, [two_images[0]], first.answer.text, []),)
-    given = ConversationService(local).ask(AskRequest(follow_up, (), SHORT, history=history))
+    given = ConversationService(local).ask(
+        AskRequest(follow_up, (), SHORT, where=GivenTurns(history))
+    )
     assert near == given.answer.text  # what a caller giving the history as text gets

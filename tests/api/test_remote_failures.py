@@ -11,7 +11,7 @@ import pytest
 from misbehaving_server import MODEL, StandInServer
 
 from desktop.core.chat import GenerationSettings
-from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation import AskRequest, ConversationService, StoredChat
 from desktop.core.history import HistoryStore
 from desktop.core.history.handle import ChatHandle
 from desktop.core.remote.config import ServerConfig
@@ -65,7 +65,7 @@ def test_a_stream_cut_midway_keeps_the_words_and_says_so(tmp_path):
         engine = RemoteEngine(ServerConfig(server.url, KEY, MODEL))
         service = ConversationService(engine, store)
         request = AskRequest(
-            "What is this?", (), GenerationSettings(), chat=ChatHandle(title="cut")
+            "What is this?", (), GenerationSettings(), where=StoredChat(ChatHandle(title="cut"))
         )
         result = service.ask(request)
     assert result.answer.ok and result.answer.text == "Hello wor"

@@ -36,6 +36,8 @@ class FixedAnswer:
 
     def reset(self) -> None: ...
 
+    def use_lane(self, lane) -> None: ...  # one state: every lane is the same
+
 
 @pytest.fixture
 def invoice(tmp_path):

@@ -190,7 +190,7 @@ def test_extraction_presets_draft_from_the_ocr_and_answer_the_same(models_dir, t
 def test_chat_reads_attached_images_while_the_question_is_typed(tiny_ir, sample_image):
     from desktop.cli.chat_cmd import ReadAhead
     from desktop.core.chat import GenerationSettings
-    from desktop.core.conversation import AskRequest, ConversationService
+    from desktop.core.conversation import AskRequest, ConversationService, FollowUp
     from desktop.core.engine import VLMEngine
     from desktop.core.images import load_image
 
@@ -203,7 +203,7 @@ def test_chat_reads_attached_images_while_the_question_is_typed(tiny_ir, sample_
     ahead._thread.join()  # the user is still typing when it is done
     held = engine.language.kv_length
     ahead.finish()
-    request = AskRequest("What is the total?", (image,), settings, follow_up=True)
+    request = AskRequest("What is the total?", (image,), settings, where=FollowUp())
     answer = service.ask(request).answer
     assert held > answer.stats.visual_tokens > 0  # the image's kept tokens were read ahead
     assert (

@@ -11,7 +11,16 @@ import pytest
 from PIL import ImageOps
 
 from desktop.core.chat import Conversation, GenerationSettings, Turn
-from desktop.core.conversation import AskRequest, ConversationService, PrepareRequest
+from desktop.core.conversation import (
+    AskRequest,
+    ConversationService,
+    FollowUp,
+    GivenTurns,
+    Ground,
+    GroundTexts,
+    PrepareRequest,
+    StoredChat,
+)
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import ErrorKind, HistoryError, Role
 from desktop.core.history.export import conversation_markdown
@@ -45,8 +54,8 @@ def test_a_new_chat_is_created_and_both_messages_are_stored(engine, store, image
     service = ConversationService(engine, store)
     chat = ChatHandle(title="Invoice")
     streamed: list[str] = []
-    result = service.ask(AskRequest("What is it?", (image,), SETTINGS, chat=chat), None,
-                         streamed.append)  # fmt: skip
+    request = AskRequest("What is it?", (image,), SETTINGS, StoredChat(chat))
+    result = service.ask(request, None, streamed.append)
     assert result.answer.ok and "".join(streamed) == result.answer.text
     assert chat.id is not None and result.save_error is None
     stored = store.messages(chat.id)
@@ -61,13 +70,13 @@ def test_a_reopened_chat_is_replayed_and_answers_as_a_fresh_conversation_would(
 ):
     first = ConversationService(engine, store)
     chat = ChatHandle()
-    one = first.ask(AskRequest("First?", (image,), SETTINGS, chat=chat))
+    one = first.ask(AskRequest("First?", (image,), SETTINGS, where=StoredChat(chat)))
     # Another service (a restarted app) with an engine that holds nothing of it.
     engine.reset()
     later = ConversationService(engine, store)
-    two = later.ask(AskRequest("Second?", (), SETTINGS, chat=ChatHandle(chat.id)))
+    two = later.ask(AskRequest("Second?", (), SETTINGS, where=StoredChat(ChatHandle(chat.id))))
     # The same service asked again: only the new question is fed (the KV state holds the rest).
-    three = later.ask(AskRequest("Third?", (), SETTINGS, chat=ChatHandle(chat.id)))
+    three = later.ask(AskRequest("Third?", (), SETTINGS, where=StoredChat(ChatHandle(chat.id))))
     assert three.answer.stats.images_encoded == 0
     assert three.answer.stats.input_tokens < three.answer.stats.context_tokens // 2
     assert two.answer.ok  # and as a fresh engine would answer (the reference resets it):
@@ -82,7 +91,7 @@ def test_a_chat_a_server_answered_goes_on_with_this_computers_model(engine, stor
     store.add_message(chat, "user", "What is it?", [image])
     store.add_message(chat, "assistant", said.text, answer_ids=[], stats={"server": "10.0.0.5"})
     engine.reset()
-    request = AskRequest("And the colour?", (), SETTINGS, chat=ChatHandle(chat))
+    request = AskRequest("And the colour?", (), SETTINGS, where=StoredChat(ChatHandle(chat)))
     result = ConversationService(engine, store).ask(request)
     turn = Turn("What is it?", [image], said.text, engine.codec.encode(said.text))
     assert result.answer.ok and said.text
@@ -95,10 +104,12 @@ def test_a_chat_a_server_answered_goes_on_with_this_computers_model(engine, stor
 def test_rewind_drops_the_later_messages_and_answers_as_if_they_never_were(engine, store, image):
     service = ConversationService(engine, store)
     chat = ChatHandle()
-    one = service.ask(AskRequest("First?", (image,), SETTINGS, chat=chat))
-    service.ask(AskRequest("Second?", (), SETTINGS, chat=chat))
+    one = service.ask(AskRequest("First?", (image,), SETTINGS, where=StoredChat(chat)))
+    service.ask(AskRequest("Second?", (), SETTINGS, where=StoredChat(chat)))
     again = service.ask(
-        AskRequest("Other?", (), SETTINGS, chat=chat, rewind_from=one.answer_message_id + 1)
+        AskRequest(
+            "Other?", (), SETTINGS, where=StoredChat(chat, rewind_from=one.answer_message_id + 1)
+        )
     )
     roles = [(m.role, m.text) for m in store.messages(chat.id)]
     assert roles[:2] == [("user", "First?"), ("assistant", one.answer.text)]
@@ -124,8 +135,8 @@ def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engi
 
     service = ConversationService(engine, store)
     ocr = CountingOcr()
-    request = AskRequest("What is the total?", (image,), SETTINGS, chat=ChatHandle(),
-                         ground=lambda: ocr, system="Answer briefly.")  # fmt: skip
+    request = AskRequest("What is the total?", (image,), SETTINGS, where=StoredChat(ChatHandle()),
+                         context=Ground(lambda: ocr), system="Answer briefly.")  # fmt: skip
     result = service.ask(request)
     assert ocr.calls == 1
     lines = grounding_text(ocr.engine.extract(image))
@@ -142,8 +153,8 @@ def test_grounding_and_the_system_prompt_are_composed_once_and_stored_whole(engi
     assert "What is the total?" in exported and "Line 2" not in exported  # the typed words
     # A retry sends the stored prompt as it is: composed no second time, not stored again.
     retry = request.retry(result)
-    assert retry.question == result.prompt and retry.ground is None and retry.system == ""
-    assert retry.user_message_id == result.user_message_id and retry.chat is request.chat
+    assert retry.question == result.prompt and not retry.grounded and retry.system == ""
+    assert retry.where.user_message_id == result.user_message_id and retry.chat is request.chat
 
 
 class RecordingEngine:
@@ -166,7 +177,9 @@ def test_a_grounded_question_drafts_from_the_ocr_it_ran(engine, image):
     from desktop.core.draft_texts import draft_hints
 
     recording, ocr = RecordingEngine(engine), CountingOcr()
-    request = AskRequest("Total?", (image,), SETTINGS, ground=lambda: ocr, hints=("given",))
+    request = AskRequest(
+        "Total?", (image,), SETTINGS, context=Ground(lambda: ocr), hints=("given",)
+    )
     assert ConversationService(recording).ask(request).answer.ok
     expected = draft_hints([ocr.engine.extract(image)])
     assert expected and recording.hints == [["given", *expected]] and ocr.calls == 1
@@ -176,7 +189,7 @@ def test_a_grounded_question_drafts_from_the_ocr_it_ran(engine, image):
 
 def test_ground_texts_given_by_the_caller_go_before_the_question(engine, image):
     result = ConversationService(engine).ask(
-        AskRequest("Total?", (image,), SETTINGS, ground_texts=("A 1", "B 2"))
+        AskRequest("Total?", (image,), SETTINGS, context=GroundTexts(("A 1", "B 2")))
     )
     assert result.prompt == "Image 1:\nA 1\n\nImage 2:\nB 2\n\nQuestion: Total?"
 
@@ -191,18 +204,18 @@ def test_without_a_chat_nothing_is_stored_and_each_ask_is_a_new_conversation(eng
 
 def test_follow_ups_continue_the_unsaved_conversation_until_reset(engine, image):
     service = ConversationService(engine)
-    one = service.ask(AskRequest("First?", (image,), SETTINGS, follow_up=True))
-    two = service.ask(AskRequest("Second?", (), SETTINGS, follow_up=True))
+    one = service.ask(AskRequest("First?", (image,), SETTINGS, where=FollowUp()))
+    two = service.ask(AskRequest("Second?", (), SETTINGS, where=FollowUp()))
     assert two.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Second?", [])
     service.reset()
-    three = service.ask(AskRequest("Second?", (), SETTINGS, follow_up=True))
+    three = service.ask(AskRequest("Second?", (), SETTINGS, where=FollowUp()))
     assert three.turn.answer_ids == fresh_answer_ids(engine, [], "Second?", [])
 
 
 def test_the_callers_history_is_the_conversation(engine, image):
     service = ConversationService(engine)
     one = service.ask(AskRequest("First?", (image,), SETTINGS))
-    two = service.ask(AskRequest("Second?", (), SETTINGS, history=(one.turn,)))
+    two = service.ask(AskRequest("Second?", (), SETTINGS, where=GivenTurns((one.turn,))))
     assert two.turn.answer_ids == fresh_answer_ids(engine, [one.turn], "Second?", [])
     assert two.answer.stats.images_encoded == 0  # the image's embedding was cached
 
@@ -215,10 +228,10 @@ def test_given_turns_leave_the_stored_chat_held_for_its_next_question(engine, st
     def second_after(between) -> tuple:
         service = ConversationService(engine, store)
         chat = ChatHandle()
-        first = service.ask(AskRequest("First?", (image,), SETTINGS, chat=chat))
+        first = service.ask(AskRequest("First?", (image,), SETTINGS, where=StoredChat(chat)))
         assert first.holds == chat.id == service.holds is not None
         between(service)
-        second = service.ask(AskRequest("Second?", (), SETTINGS, chat=chat))
+        second = service.ask(AskRequest("Second?", (), SETTINGS, where=StoredChat(chat)))
         assert second.holds == service.holds == chat.id
         return first, second
 
@@ -226,7 +239,7 @@ def test_given_turns_leave_the_stored_chat_held_for_its_next_question(engine, st
     other = load_image(ImageOps.mirror(image.image))
 
     def api_request(service: ConversationService) -> None:
-        given.append(service.ask(AskRequest("Hello", (other,), SETTINGS, history=())))
+        given.append(service.ask(AskRequest("Hello", (other,), SETTINGS, where=GivenTurns(()))))
         assert given[0].answer.ok and given[0].holds == service.holds  # the chat stays held
 
     _, alone = second_after(lambda _service: None)
@@ -238,7 +251,7 @@ def test_given_turns_leave_the_stored_chat_held_for_its_next_question(engine, st
     assert second.turn.answer_ids == fresh_answer_ids(engine, [first.turn], "Second?", [])
     # The caller's conversation kept its own state too: its follow-up feeds only what is new.
     follow = ConversationService(engine, store).ask(
-        AskRequest("More?", (), SETTINGS, history=(given[0].turn,))
+        AskRequest("More?", (), SETTINGS, where=GivenTurns((given[0].turn,)))
     )
     assert follow.answer.stats.input_tokens < follow.answer.stats.context_tokens // 3
 
@@ -246,7 +259,10 @@ def test_given_turns_leave_the_stored_chat_held_for_its_next_question(engine, st
 def test_what_the_service_holds_follows_preparations_failures_and_forgetting(engine, store, image):
     service = ConversationService(engine, store)
     chat = ChatHandle()
-    assert service.ask(AskRequest("First?", (image,), SETTINGS, chat=chat)).holds == chat.id
+    assert (
+        service.ask(AskRequest("First?", (image,), SETTINGS, where=StoredChat(chat))).holds
+        == chat.id
+    )
     engine.reset()  # e.g. another app's engine: the service is told nothing
     later = ConversationService(engine, store)
     assert later.holds is None
@@ -256,7 +272,7 @@ def test_what_the_service_holds_follows_preparations_failures_and_forgetting(eng
     assert later.holds is None
     later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
     bad = GenerationSettings(max_new_tokens=8, json_schema={"type": "nonsense"})
-    failed = later.ask(AskRequest("Second?", (), bad, chat=chat))
+    failed = later.ask(AskRequest("Second?", (), bad, where=StoredChat(chat)))
     assert failed.answer.error and failed.holds is None  # a failed ask empties the state
     later.prepare(PrepareRequest((), SETTINGS, conversation_id=chat.id))
     assert later.holds == chat.id
@@ -270,7 +286,7 @@ def test_a_prepared_question_feeds_only_the_question_and_answers_the_same(engine
     expected = fresh_answer_ids(engine, [], "Total?", [other])
     preparation = service.prepare(PrepareRequest((other,), SETTINGS, follow_up=True))
     assert preparation is not None and preparation.status == "ready"
-    result = service.ask(AskRequest("Total?", (other,), SETTINGS, follow_up=True))
+    result = service.ask(AskRequest("Total?", (other,), SETTINGS, where=FollowUp()))
     assert result.turn.answer_ids == expected
     assert result.answer.stats.input_tokens < 16  # the question and the assistant header
 
@@ -280,7 +296,9 @@ def test_without_an_engine_the_question_is_kept_with_its_error_for_a_retry(store
     error its Retry answers (issue 37: it was gone)."""
     service = ConversationService(None, store)
     chat = ChatHandle()
-    result = service.ask(AskRequest("Hi?", (image,), SETTINGS, chat=chat, preset="json"))
+    result = service.ask(
+        AskRequest("Hi?", (image,), SETTINGS, where=StoredChat(chat), preset="json")
+    )
     assert result.answer.error == service.no_model
     assert result.answer.error_kind is ErrorKind.NO_MODEL
     question, error = store.messages(chat.id)
@@ -309,7 +327,9 @@ class Unreadable:
 
 def test_an_image_that_cannot_be_read_is_the_answers_error(engine, store):
     service = ConversationService(engine, store)
-    result = service.ask(AskRequest("Hi?", (Unreadable(),), SETTINGS, chat=ChatHandle()))
+    result = service.ask(
+        AskRequest("Hi?", (Unreadable(),), SETTINGS, where=StoredChat(ChatHandle()))
+    )
     assert result.answer.error == "gone.png could not be read: the file is gone."
     preparation = service.prepare(PrepareRequest((Unreadable(),)))
     assert preparation.status == "error" and "gone.png" in preparation.error
@@ -320,7 +340,7 @@ def test_a_cancel_before_the_start_stops_without_generating(engine, store, image
     cancel.set()
     chat = ChatHandle()
     result = ConversationService(engine, store).ask(
-        AskRequest("Hi?", (image,), SETTINGS, chat=chat), cancel
+        AskRequest("Hi?", (image,), SETTINGS, where=StoredChat(chat)), cancel
     )
     assert result.answer.finish_reason == "stopped" and result.turn is None
     assert [m.role for m in store.messages(chat.id)] == ["user", "assistant"]
@@ -332,7 +352,7 @@ def test_a_history_that_cannot_be_written_still_gets_its_answer(engine, store, i
 
     monkeypatch.setattr(store, "add_message", refuse)
     result = ConversationService(engine, store).ask(
-        AskRequest("Hi?", (image,), SETTINGS, chat=ChatHandle())
+        AskRequest("Hi?", (image,), SETTINGS, where=StoredChat(ChatHandle()))
     )
     assert result.answer.ok and result.save_error == "Could not save the chat: disk full."
     assert result.user_message_id is None and result.answer_message_id is None

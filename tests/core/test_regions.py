@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from desktop.core.chat import GenerationSettings
-from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation import AskRequest, ConversationService, StoredChat
 from desktop.core.conversation.transcript import Means, Transcript
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import AskedWith, HistoryStore, Role
@@ -84,7 +84,9 @@ def test_regions_are_stored_with_the_question_and_survive_reopening(engine, page
     folder = tmp_path / "history"
     with HistoryStore(folder) as store:
         service = ConversationService(engine, store)
-        request = AskRequest("What is it?", (page,), SETTINGS, chat=ChatHandle(), regions=(region,))
+        request = AskRequest(
+            "What is it?", (page,), SETTINGS, where=StoredChat(ChatHandle()), regions=(region,)
+        )
         result = service.ask(request)
         assert result.answer.ok, result.answer.error
         box = region.bbox_2d(page.size)
@@ -119,7 +121,13 @@ def test_regions_are_stored_with_the_question_and_survive_reopening(engine, page
 
 def test_a_region_outside_its_image_fails_the_question_with_a_sentence(engine, page, store):
     result = ConversationService(engine, store).ask(
-        AskRequest("What?", (page,), SETTINGS, chat=ChatHandle(), regions=(Region(0, 0, 999, 9),))
+        AskRequest(
+            "What?",
+            (page,),
+            SETTINGS,
+            where=StoredChat(ChatHandle()),
+            regions=(Region(0, 0, 999, 9),),
+        )
     )
     assert not result.answer.ok and "is not inside" in result.answer.error
     assert store.list_conversations() == []  # nothing stored for a question not asked

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from desktop.core.chat import ErrorKind, GenerationSettings
-from desktop.core.conversation import AskRequest, ConversationService
+from desktop.core.conversation import AskRequest, ConversationService, Ground, StoredChat
 from desktop.core.conversation.transcript import Edit, EntryState, Means, Transcript
 from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import AskedWith, HistoryStore, Role, StoredImage
@@ -54,7 +54,9 @@ def test_regenerate_on_a_reopened_chat_keeps_the_json_preset(engine, tmp_path, s
     image = load_image(sample_image)
     with HistoryStore(folder) as store:
         chat = ChatHandle()
-        asked = AskRequest("Extract", (image,), JSON_SETTINGS, chat=chat, preset="json")
+        asked = AskRequest(
+            "Extract", (image,), JSON_SETTINGS, where=StoredChat(chat), preset="json"
+        )
         first = ConversationService(engine, store).ask(asked)
         assert json.loads(first.answer.text).keys() == {"paid", "currency"}
     engine.reset()
@@ -68,7 +70,7 @@ def test_regenerate_on_a_reopened_chat_keeps_the_json_preset(engine, tmp_path, s
         )
         request = transcript.request_for(answer.id, ChatHandle(chat.id), Means(TODAYS))
         assert request.settings == JSON_SETTINGS and request.preset == "json"
-        assert (request.user_message_id, request.rewind_from) == (
+        assert (request.where.user_message_id, request.where.rewind_from) == (
             question.message_id,
             answer.message_id,
         )
@@ -86,8 +88,8 @@ def test_a_failed_question_survives_a_restart_and_its_retry_answers_it(
     folder = tmp_path / "history"
     with HistoryStore(folder) as store:
         chat = ChatHandle()
-        request = AskRequest("Extract", (load_image(sample_image),), JSON_SETTINGS, chat=chat,
-                             preset="json")  # fmt: skip
+        image = load_image(sample_image)
+        request = AskRequest("Extract", (image,), JSON_SETTINGS, StoredChat(chat), preset="json")
         failed = ConversationService(None, store).ask(request)  # the server was down
         assert failed.answer.error_kind is ErrorKind.NO_MODEL
     store, transcript = reopened(folder, chat.id)
@@ -97,7 +99,7 @@ def test_a_failed_question_survives_a_restart_and_its_retry_answers_it(
             Role.ERROR, EntryState.FAILED, ErrorKind.NO_MODEL
         )  # fmt: skip
         retry = transcript.request_for(error.id, ChatHandle(chat.id), Means(TODAYS))
-        assert retry.settings == JSON_SETTINGS and retry.rewind_from == error.message_id
+        assert retry.settings == JSON_SETTINGS and retry.where.rewind_from == error.message_id
         assert len(retry.images) == 1
         result = ConversationService(engine, store).ask(retry)
         assert result.answer.ok and json.loads(result.answer.text).keys() == {"paid", "currency"}
@@ -122,12 +124,14 @@ def test_an_edit_is_composed_again_as_the_original_was_and_replaces_it(tmp_path,
         raise AssertionError("only handed on")
 
     means = Means(TODAYS, ocr_engine, "Be brief.")
-    edited = transcript.request_for(question.id, None, means, Edit("Sum?", question.images))
-    assert (edited.question, edited.settings, edited.rewind_from) == (
+    chat = ChatHandle(chat_id)
+    edited = transcript.request_for(question.id, chat, means, Edit("Sum?", question.images))
+    assert (edited.question, edited.settings, edited.where.rewind_from) == (
         "Sum?", JSON_SETTINGS, question.message_id
     )  # fmt: skip
-    assert edited.ground is ocr_engine and edited.system == "Be brief."
-    assert edited.user_message_id is None  # stored anew, in the old one's place
+    assert isinstance(edited.context, Ground) and edited.context.ocr is ocr_engine
+    assert edited.system == "Be brief."
+    assert edited.where.user_message_id is None  # stored anew, in the old one's place
     assert edited.hints == ("Total 9", "Total **9**")  # drafted from the extraction shown
     # What the edit drops: the question and everything after it, extraction cards too.
     assert [e.role for e in transcript.from_entry(question.id)] == [Role.USER, Role.ASSISTANT]
@@ -138,13 +142,14 @@ def test_entries_are_added_updated_and_dropped_by_id():
     transcript = Transcript()
     question = transcript.add(Role.USER, "Hi?", asked=AskedWith(JSON_SETTINGS))
     answer = transcript.add(Role.ASSISTANT, "Hello", state=EntryState.ANSWERED)
-    assert transcript.request_for(answer.id, None, Means(TODAYS)).question == "Hi?"  # not stored
+    chat = ChatHandle()
+    assert transcript.request_for(answer.id, chat, Means(TODAYS)).question == "Hi?"  # not stored
     transcript.update(question.id, message_id=7, prompt="Be brief.\n\nQuestion: Hi?")
     transcript.update(answer.id, message_id=8)
-    regenerate = transcript.request_for(answer.id, None, Means(TODAYS))
+    regenerate = transcript.request_for(answer.id, ChatHandle(1), Means(TODAYS))
     assert (regenerate.question, regenerate.typed) == ("Be brief.\n\nQuestion: Hi?", "Hi?")
-    assert (regenerate.user_message_id, regenerate.rewind_from) == (7, 8)
+    assert (regenerate.where.user_message_id, regenerate.where.rewind_from) == (7, 8)
     assert transcript.last_answer() == transcript.get(answer.id)
     assert [e.id for e in transcript.drop_from(answer.id)] == [answer.id]
-    assert transcript.request_for(answer.id, None, Means()) is None  # gone
+    assert transcript.request_for(answer.id, chat, Means()) is None  # gone
     assert not transcript.has_answers()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from desktop.core.api.errors import ApiError
 from desktop.core.api.messages import ChatCall, HistoryTurn
 from desktop.core.chat import Answer, ErrorKind, ImageLike, Turn
-from desktop.core.conversation import AskRequest
+from desktop.core.conversation import AskRequest, GivenTurns
 
 if TYPE_CHECKING:
     from desktop.core.conversation import ConversationService
@@ -113,7 +113,7 @@ class ChatRunner:
         history = tuple(self._turn(engine, turn) for turn in call.history)
         scanner = StopScanner(call.stop)
         request = AskRequest(
-            call.question, tuple(call.images), call.settings, history=history,
+            call.question, tuple(call.images), call.settings, GivenTurns(history),
             regions=call.regions,
         )  # fmt: skip
         on_text = _streamer(engine, scanner, emit, cancel)

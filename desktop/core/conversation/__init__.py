@@ -4,14 +4,37 @@
 engine, such as a remote model server, plugs in there). Qt-free."""
 
 from desktop.core.conversation.engine_protocol import AnswerEngine
-from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest, QuestionImage
+from desktop.core.conversation.models import (
+    AskRequest,
+    AskResult,
+    Context,
+    FollowUp,
+    GivenTurns,
+    Ground,
+    GroundTexts,
+    NoContext,
+    OneShot,
+    PrepareRequest,
+    QuestionImage,
+    StoredChat,
+    Where,
+)
 from desktop.core.conversation.service import ConversationService
 
 __all__ = [
     "AnswerEngine",
     "AskRequest",
     "AskResult",
+    "Context",
     "ConversationService",
-    "QuestionImage",
+    "FollowUp",
+    "GivenTurns",
+    "Ground",
+    "GroundTexts",
+    "NoContext",
+    "OneShot",
     "PrepareRequest",
+    "QuestionImage",
+    "StoredChat",
+    "Where",
 ]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from desktop.core.chat import Answer, GenerationSettings, Turn
+from desktop.core.regions import check_region_count
 
 if TYPE_CHECKING:
     from desktop.core.history.handle import ChatHandle
@@ -32,48 +33,121 @@ class QuestionImage(Protocol):
 
 
 @dataclass(frozen=True, eq=False)
+class StoredChat:
+    """A stored chat: created if new, replayed from the store, the question and its answer
+    saved. Only here can a question be stored already (a retry) or replace stored messages."""
+
+    chat: ChatHandle
+    user_message_id: int | None = None  # a retry: the question is stored already
+    rewind_from: int | None = None  # regenerate/edit: this stored message and later ones go
+
+    def __post_init__(self) -> None:
+        kept, dropped = self.user_message_id, self.rewind_from
+        if kept is not None and dropped is not None and dropped <= kept:
+            raise ValueError(
+                f"A question asked again as stored message {kept} cannot rewind from message "
+                f"{dropped}: that would delete the question itself."
+            )
+
+
+@dataclass(frozen=True, eq=False)
+class GivenTurns:
+    """The earlier turns, given by the caller (the API): answered beside the service's own
+    conversation, nothing stored."""
+
+    turns: tuple[Turn, ...] = ()
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """The service's own unsaved conversation goes on (`desklens chat`)."""
+
+
+@dataclass(frozen=True)
+class OneShot:
+    """A new conversation of one turn, not stored (`desklens ask`, `ocr --refine`)."""
+
+
+Where: TypeAlias = StoredChat | GivenTurns | FollowUp | OneShot
+
+
+@dataclass(frozen=True)
+class NoContext:
+    """Nothing is put before the question but the system prompt, if any."""
+
+
+@dataclass(frozen=True, eq=False)
+class Ground:
+    """The service runs the fast OCR (this factory's engine) on the question's images and
+    puts its text before the question ("Use the extracted text"); it also drafts."""
+
+    ocr: Callable[[], OcrEngine]
+
+
+@dataclass(frozen=True)
+class GroundTexts:
+    """Grounding already read by the caller (the CLI's OCR results), one text per image."""
+
+    texts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.texts:
+            raise ValueError("GroundTexts needs at least one text; ask with NoContext instead.")
+
+
+Context: TypeAlias = NoContext | Ground | GroundTexts
+
+
+@dataclass(frozen=True, eq=False)
 class AskRequest:
-    """One question. Where it belongs, at most one of:
-    `chat` (a stored chat: created if new, replayed from the store, the turn saved),
-    `history` (the earlier turns, given by the caller: the API), `follow_up` (the service's
-    own unsaved conversation goes on: `desklens chat`); none: a new conversation of one turn."""
+    """One question: where it belongs (`where`) and what goes before it (`context`, then
+    `system`), each one value, so no two of them can disagree."""
 
     question: str  # as typed; or the whole composed prompt (a retry of a stored question)
     images: tuple[QuestionImage, ...] = ()
     settings: GenerationSettings = field(default_factory=GenerationSettings)
-    chat: ChatHandle | None = None
-    history: tuple[Turn, ...] | None = None
-    follow_up: bool = False
+    where: Where = field(default_factory=OneShot)
     hints: tuple[str, ...] = ()  # texts the answer is likely to copy (fast OCR): drafts
-    user_message_id: int | None = None  # a retry: the question is stored already
-    rewind_from: int | None = None  # regenerate/edit: this stored message and later ones go
-    # Put before the question once, by the service ("Use the extracted text", a new chat's
-    # system prompt); the composed prompt is what is stored and what `AskResult.prompt` says.
-    ground: Callable[[], OcrEngine] | None = None
-    ground_texts: tuple[str, ...] = ()  # grounding already read (the CLI's OCR results)
-    system: str = ""
+    # Put before the question once, by the service; the composed prompt is what is stored
+    # and what `AskResult.prompt` says.
+    context: Context = field(default_factory=NoContext)
+    system: str = ""  # a new chat's system prompt
     preset: str | None = None  # the key of the preset asked with: stored with the question
     typed: str | None = None  # the typed words when `question` is a stored composed prompt
     # Boxes the question is about: their bbox_2d goes before it and their crops after the
     # images (regions.py); stored with the question.
     regions: tuple[Region, ...] = ()
 
+    def __post_init__(self) -> None:
+        if isinstance(self.context, Ground) and not self.images:
+            raise ValueError("A question grounded in its images' text needs images.")
+        check_region_count(self.regions, len(self.images))  # RegionError is a ValueError
+
+    @property
+    def chat(self) -> ChatHandle | None:
+        """The stored chat the question belongs to, if any."""
+        return self.where.chat if isinstance(self.where, StoredChat) else None
+
     @property
     def conversation_id(self) -> int | None:
         return self.chat.id if self.chat is not None else None
 
+    @property
+    def grounded(self) -> bool:
+        return not isinstance(self.context, NoContext)
+
     def retry(self, result: AskResult) -> AskRequest:
         """The same question asked again after `result` failed: the composed prompt as it
-        was stored, nothing rewound or composed again."""
+        was stored (its context and system prompt are in it), nothing rewound."""
+        where = self.where
+        if isinstance(where, StoredChat):
+            where = StoredChat(where.chat, result.user_message_id or where.user_message_id)
         return AskRequest(
             result.prompt,
             self.images,
             self.settings,
-            chat=self.chat,
-            history=self.history,
-            follow_up=self.follow_up,
+            where,
             hints=self.hints,
-            user_message_id=result.user_message_id or self.user_message_id,
             preset=self.preset,
             typed=self.typed or self.question,
             regions=self.regions,  # their sentence is in the stored prompt already
@@ -88,6 +162,13 @@ class PrepareRequest:
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     conversation_id: int | None = None  # a stored chat; None: a new chat, no history yet
     follow_up: bool = False  # the service's own unsaved conversation (`desklens chat`)
+
+    def __post_init__(self) -> None:
+        if self.follow_up and self.conversation_id is not None:
+            raise ValueError(
+                "A read-ahead is for a stored chat or for the unsaved follow-up conversation, "
+                "not both."
+            )
 
 
 @dataclass(frozen=True, eq=False)

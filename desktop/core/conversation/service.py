@@ -15,11 +15,23 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
 from desktop.core.conversation.engine_protocol import Lane
-from desktop.core.conversation.models import AskRequest, AskResult, PrepareRequest
+from desktop.core.conversation.models import (
+    AskRequest,
+    AskResult,
+    FollowUp,
+    GivenTurns,
+    Ground,
+    GroundTexts,
+    PrepareRequest,
+    StoredChat,
+)
+from desktop.core.conversation.ocr_reads import OcrReads
+from desktop.core.draft_texts import draft_hints
 from desktop.core.history import AskedWith, ErrorKind, Finish, HistoryError, Role
 from desktop.core.history.replay import rebuild_conversation
 from desktop.core.images import ImageError
@@ -57,6 +69,7 @@ class ConversationService:
         self._conversation = Conversation()
         self._conversation_id: int | None = None  # the stored chat `_conversation` is
         self._holds: int | None = None  # the stored chat the engine's own lane holds
+        self._ocr_reads = OcrReads()  # kept across chats and engines: keyed by the picture
         self.no_model = NO_MODEL  # the sentence an ask gets while there is no engine
 
     @property
@@ -120,10 +133,13 @@ class ConversationService:
         composed = self._compose(request, images, asked_about.note)
         prompt = composed.prompt
         saving = _Saving(None)
-        self._resolve(request, saving)
-        if request.rewind_from is not None and saving.conversation_id is not None:
-            self._rewind(saving, saving.conversation_id, request.rewind_from)
-        saving.user_message_id = request.user_message_id or self._save_question(
+        where = request.where
+        if isinstance(where, StoredChat):
+            self._resolve(where, saving)
+            if where.rewind_from is not None and saving.conversation_id is not None:
+                self._rewind(saving, saving.conversation_id, where.rewind_from)
+        stored = where.user_message_id if isinstance(where, StoredChat) else None
+        saving.user_message_id = stored or self._save_question(
             saving, request, prompt, images
         )  # the images attached; the regions' crops are cut from them again on replay
         images = list(asked_about.images)  # the model reads the crops after the whole images
@@ -137,12 +153,12 @@ class ConversationService:
         conversation = self._conversation_for(request, saving.conversation_id)
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
-        hints = [*request.hints, *composed.drafts]
-        given = request.history is not None  # the caller's turns: beside the service's own
+        hints = list(dict.fromkeys([*request.hints, *composed.drafts]))
+        given = isinstance(where, GivenTurns)  # the caller's turns: beside the service's own
         engine.use_lane(Lane.GIVEN if given else Lane.OWN)
         answer = self._answer(engine, conversation, prompt, images, request, hints, cancel, on_text)
         if not given:  # a failed answer leaves the engine's state empty
-            held = saving.conversation_id if request.chat is not None else None
+            held = saving.conversation_id if isinstance(where, StoredChat) else None
             self._holds = held if answer.finish_reason != "error" else None
         notes = conversation.notes[notes_before:]
         turn = conversation.turns[-1] if conversation.turns else None
@@ -193,19 +209,19 @@ class ConversationService:
 
     # --- internals -----------------------------------------------------------------------
 
-    @staticmethod
     def _compose(
-        request: AskRequest, images: Sequence[LoadedImage], regions_note: str
+        self, request: AskRequest, images: Sequence[LoadedImage], regions_note: str
     ) -> GroundedPrompt:
-        """The prompt; a question grounded here also drafts from the OCR it ran."""
+        """The prompt; a question grounded here also drafts from the OCR's reads, and any
+        other drafts from the reads there are already of its images (no OCR runs for it)."""
         question = region_prompt(request.question, regions_note)
-        if request.ground is not None:
-            return grounded_prompt(question, images, request.ground, request.system)
-        if request.ground_texts or request.system:
-            texts = request.ground_texts
-            composed = compose_question(question, system=request.system, ocr_texts=texts)
-            return GroundedPrompt(composed)
-        return GroundedPrompt(question)
+        context = request.context
+        if isinstance(context, Ground):
+            read = partial(self._ocr_reads.read, context.ocr, images)
+            return grounded_prompt(question, read, request.system)
+        texts = context.texts if isinstance(context, GroundTexts) else ()
+        composed = compose_question(question, system=request.system, ocr_texts=texts)
+        return GroundedPrompt(composed, tuple(draft_hints(self._ocr_reads.known(images))))
 
     @staticmethod
     def _answer(
@@ -229,13 +245,13 @@ class ConversationService:
 
         return engine.ask(conversation, prompt, images, request.settings, streamed, hints)
 
-    def _resolve(self, request: AskRequest, saving: _Saving) -> None:
-        """The chat's id (a new chat is created now); stays None when it is not stored, or the
-        store cannot create it: the question is still answered, only the history misses it."""
-        if request.chat is None or self._store is None:
+    def _resolve(self, where: StoredChat, saving: _Saving) -> None:
+        """The chat's id (a new chat is created now); stays None when there is no store, or
+        the store cannot create it: the question is still answered, only the history misses it."""
+        if self._store is None:
             return
         try:
-            saving.conversation_id = request.chat.resolve(self._store)
+            saving.conversation_id = where.chat.resolve(self._store)
         except HistoryError as exc:
             saving.error = str(exc)
 
@@ -250,9 +266,9 @@ class ConversationService:
         self._conversation_id = None
 
     def _conversation_for(self, request: AskRequest, conversation_id: int | None) -> Conversation:
-        if request.history is not None:
-            return Conversation(list(request.history))
-        if request.follow_up:
+        if isinstance(request.where, GivenTurns):
+            return Conversation(list(request.where.turns))
+        if isinstance(request.where, FollowUp):
             return self._conversation
         if conversation_id is None:
             self._conversation_id = None
@@ -278,10 +294,10 @@ class ConversationService:
     ) -> int | None:
         """The typed words, the composed prompt and how it was asked (for Retry, Regenerate
         and Edit after a restart)."""
-        grounded = request.ground is not None or bool(request.ground_texts)
         asked = AskedWith(
-            request.settings, request.preset, grounded, bool(request.system), request.regions
-        )
+            request.settings, request.preset, request.grounded, bool(request.system),
+            request.regions,
+        )  # fmt: skip
         return self._save(
             saving, Role.USER, request.typed or request.question, images=images,
             prompt=prompt, asked=asked,

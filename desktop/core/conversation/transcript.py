@@ -15,7 +15,14 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import AnswerStats, ErrorKind, GenerationSettings
-from desktop.core.conversation.models import AskRequest, QuestionImage
+from desktop.core.conversation.models import (
+    AskRequest,
+    Context,
+    Ground,
+    NoContext,
+    QuestionImage,
+    StoredChat,
+)
 from desktop.core.draft_texts import ocr_source_texts
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.history.records import AskedWith, Finish, Role, StoredImage, StoredMessage
@@ -170,7 +177,7 @@ class Transcript:
         return answers[-1] if answers else None
 
     def request_for(
-        self, entry_id: int, chat: ChatHandle | None, means: Means, edit: Edit | None = None
+        self, entry_id: int, chat: ChatHandle, means: Means, edit: Edit | None = None
     ) -> AskRequest | None:
         """The request that asks the question of `entry_id` again, the way it was asked:
         an error's Retry, an answer's Regenerate, or (`edit`) a question's Edit. What it
@@ -187,10 +194,9 @@ class Transcript:
             question.model_text,
             question.images,
             settings,
-            chat=chat,
+            # Stored already: asked again, not stored again; what it replaces goes.
+            StoredChat(chat, user_message_id=question.message_id, rewind_from=rewind),
             hints=tuple(self.known_text(question.images)),
-            user_message_id=question.message_id,  # stored already: asked, not stored again
-            rewind_from=rewind,
             preset=question.asked.preset,
             typed=question.text,
             regions=question.asked.regions,  # their sentence is in the stored prompt
@@ -199,7 +205,7 @@ class Transcript:
     def _composed_again(
         self,
         question: Entry,
-        chat: ChatHandle | None,
+        chat: ChatHandle,
         means: Means,
         settings: GenerationSettings,
         edit: Edit | None,
@@ -214,14 +220,20 @@ class Transcript:
             text,
             images,
             settings,
-            chat=chat,
+            StoredChat(chat, rewind_from=question.message_id),
             hints=tuple(self.known_text(images)),
-            rewind_from=question.message_id,
-            ground=means.ocr if question.asked.grounded and images else None,
+            context=self._context(question, images, means),
             system=means.system_prompt if question.asked.system else "",
             preset=question.asked.preset,
             regions=question.asked.regions if images == question.images else (),
         )
+
+    @staticmethod
+    def _context(question: Entry, images: tuple[QuestionImage, ...], means: Means) -> Context:
+        """Grounded again when the original was and there are images (and an OCR) to read."""
+        if question.asked.grounded and images and means.ocr is not None:
+            return Ground(means.ocr)
+        return NoContext()
 
     def _index(self, entry_id: int) -> int | None:
         for index, entry in enumerate(self._entries):

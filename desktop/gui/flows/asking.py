@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.chat import ErrorKind, GenerationSettings
-from desktop.core.conversation import AskRequest, AskResult
+from desktop.core.conversation import AskRequest, AskResult, Ground, NoContext, StoredChat
 from desktop.core.conversation.transcript import Edit, Entry, EntryState, Means
 from desktop.core.history import AskedWith, Role
 from desktop.core.presets import Preset
@@ -160,19 +160,19 @@ class AskFlow(QObject):
             return
         chat = parts.session.ensure(title)
         transcript = parts.session.transcript
-        grounded = bool(images) and parts.composer.ground_check.isChecked()
+        ocr = self.ocr_engine if images and parts.composer.ground_check.isChecked() else None
         system = "" if transcript.questions() else self.preset_book.system_prompt
         request = AskRequest(
             question,
             tuple(images),
             settings,
-            chat=chat,
+            StoredChat(chat),
             hints=tuple(transcript.known_text(images)),
-            ground=self.ocr_engine if grounded else None,
+            context=Ground(ocr) if ocr is not None else NoContext(),
             system=system,
             preset=preset,
         )
-        self._show_question(request, AskedWith(settings, preset, grounded, bool(system)))
+        self._show_question(request, AskedWith(settings, preset, request.grounded, bool(system)))
         self._submit(request)
 
     def _resend(self, entry_id: int, question: str, images: list[ImageRef]) -> bool:
