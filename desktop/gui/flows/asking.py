@@ -162,6 +162,7 @@ class AskFlow(QObject):
         transcript = parts.session.transcript
         grounded = bool(images) and parts.composer.ground_check.isChecked()
         system = "" if transcript.questions() else self.preset_book.system_prompt
+        regions = parts.composer.regions_sent  # the boxes drawn on its images
         request = AskRequest(
             question,
             tuple(images),
@@ -171,8 +172,10 @@ class AskFlow(QObject):
             ground=self.ocr_engine if grounded else None,
             system=system,
             preset=preset,
+            regions=regions,
         )
-        self._show_question(request, AskedWith(settings, preset, grounded, bool(system)))
+        asked = AskedWith(settings, preset, grounded, bool(system), regions)
+        self._show_question(request, asked)
         self._submit(request)
 
     def _resend(self, entry_id: int, question: str, images: list[ImageRef]) -> bool:

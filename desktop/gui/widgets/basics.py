@@ -19,7 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.region_picker import boxed
 from desktop.gui.widgets.thumbnails import thumbnail
 
 COPIED_FEEDBACK_MS = 1200
@@ -195,9 +197,16 @@ class Thumbnail(QFrame):
         layout.setContentsMargins(3, 3, 3, 3)
         self.picture = QLabel()
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._edge = edge
+        self.regions: tuple[Region, ...] = ()  # boxes drawn on it (regions of its image)
         self.picture.setPixmap(thumbnail(ref, edge))
         layout.addWidget(self.picture)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+    def show_regions(self, regions: tuple[Region, ...]) -> None:
+        """Outlines `regions` (pixels of this image) on the picture; () shows it plain."""
+        self.regions = regions
+        self.picture.setPixmap(boxed(thumbnail(self.ref, self._edge), regions, self.ref.size))
 
     def sizeHint(self) -> QSize:
         return self.picture.sizeHint() + QSize(8, 8)
