@@ -4,7 +4,7 @@ image's thumbnails afterwards.
 `RegionDialog` opens from an attached image ("Ask about a region…"): drag to add a box
 (up to `MAX_REGIONS`), right-click a box to remove it. The boxes are kept in image pixels,
 as `desktop/core/regions.py` takes them; the composer sends them with the next question
-(`AskRequest.regions`), and each question's thumbnails show them (`boxed`).
+(`AskRequest.regions`), and each question's thumbnails show them (widgets/outlines.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
+from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from desktop.core.regions import MAX_REGIONS, Region
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.outlines import REGION_COLOUR, draw_boxes
 from desktop.gui.widgets.thumbnails import full_pixmap
 
-BOX_COLOUR = QColor(255, 64, 129)  # a magenta that stands out on screenshots, light or dark
 MIN_BOX_PX = 4  # on the screen: a click (or a slip) is not a box
 CANVAS_MAX = QSize(960, 640)  # the largest the dialog shows the image (never upscaled)
 REGION_HINT = "Drag to mark a region; right-click a box to remove it."
@@ -35,28 +35,6 @@ REGION_HINT = "Drag to mark a region; right-click a box to remove it."
 def region_on(image_index: int, boxes: Sequence[Region]) -> tuple[Region, ...]:
     """`boxes` (drawn on one image) as regions of the question's image `image_index`."""
     return tuple(Region(box.x, box.y, box.width, box.height, image_index) for box in boxes)
-
-
-def boxed(pixmap: QPixmap, boxes: Sequence[Region], image_size: tuple[int, int]) -> QPixmap:
-    """A copy of `pixmap` (the image scaled to it) with `boxes` (image pixels) outlined."""
-    if not boxes or pixmap.isNull():
-        return pixmap
-    copy = pixmap.copy()
-    copy.setDevicePixelRatio(pixmap.devicePixelRatio())
-    scale = copy.width() / copy.devicePixelRatio() / max(1, image_size[0])
-    painter = QPainter(copy)
-    _draw_boxes(painter, boxes, scale, width=2)
-    painter.end()
-    return copy
-
-
-def _draw_boxes(painter: QPainter, boxes: Sequence[Region], scale: float, width: int) -> None:
-    painter.setPen(QPen(BOX_COLOUR, width))
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    for box in boxes:
-        painter.drawRect(
-            QRectF(box.x * scale, box.y * scale, box.width * scale, box.height * scale)
-        )
 
 
 class RegionCanvas(QWidget):
@@ -117,9 +95,9 @@ class RegionCanvas(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         painter.drawPixmap(self.rect(), self._pixmap)
-        _draw_boxes(painter, self.boxes, self.scale, width=2)
+        draw_boxes(painter, [box.corners for box in self.boxes], self.scale, REGION_COLOUR)
         if self._start is not None and self._current is not None:
-            painter.setPen(QPen(BOX_COLOUR, 1, Qt.PenStyle.DashLine))
+            painter.setPen(QPen(REGION_COLOUR, 1, Qt.PenStyle.DashLine))
             painter.drawRect(QRectF(QPointF(self._start), QPointF(self._current)).normalized())
         painter.end()
 
