@@ -128,3 +128,31 @@ def test_the_canvas_keeps_boxes_inside_the_image_and_ignores_clicks(qtbot):
     for step in range(MAX_REGIONS + 2):
         drag(qtbot, canvas, QPoint(10 + 20 * step, 10), QPoint(25 + 20 * step, 30))
     assert len(canvas.boxes) == MAX_REGIONS  # no more than one question takes
+
+
+def test_edit_shows_the_boxes_and_sends_them_as_changed(qtbot, launch, tiny_ir):
+    window = launch(model_dir=tiny_ir)
+    ref = page_ref()
+    window.composer.add_images([ref])
+    window.composer.set_regions(ref, (FIRST, SECOND))
+    window.composer.editor.setPlainText("What is the total here?")
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    chat_id = blocker.args[0].request.conversation_id
+    [question] = window.session.transcript.questions()
+
+    window.rewinding.edit(question.id)
+    [chip] = window.composer.chips()
+    assert chip.regions == (FIRST, SECOND)  # the question's boxes, back on its image
+    dialog = window.composer.pick_regions(chip.ref)
+    qtbot.mouseClick(dialog.canvas, Qt.MouseButton.RightButton, pos=QPoint(640, 60))
+    dialog.accept()
+    assert chip.regions == (FIRST,)
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    assert blocker.args[0].request.regions == (FIRST,)
+    assert '"bbox_2d": [31, 161, 344, 643]' in blocker.args[0].prompt
+    [stored, _answer] = window.store.messages(chat_id)
+    assert stored.asked.regions == (FIRST,)
+    [thumb] = chat_thumbnails(window)
+    assert thumb.regions == (FIRST,)

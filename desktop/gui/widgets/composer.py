@@ -208,11 +208,11 @@ class Composer(QFrame):
     def pick_regions(self, ref: ImageRef) -> RegionDialog:
         """Opens the box drawing on an attached image; the next question is about them."""
         dialog = RegionDialog(ref, self.marks.of(ref), self)
-        dialog.chosen.connect(self._set_regions)
+        dialog.chosen.connect(self.set_regions)
         dialog.open()
         return dialog
 
-    def _set_regions(self, ref: ImageRef, boxes: tuple[Region, ...]) -> None:
+    def set_regions(self, ref: ImageRef, boxes: tuple[Region, ...]) -> None:
         self.marks.set(ref, boxes)
         for chip in self._chips_kept():
             if chip.ref is ref:

@@ -168,6 +168,13 @@ class RegionDialog(QDialog):
         self.clear_button.setEnabled(bool(count))
 
 
+def regions_by_image(
+    refs: Sequence[ImageRef], regions: Sequence[Region]
+) -> list[tuple[ImageRef, tuple[Region, ...]]]:
+    """A question's regions split by the image they are of (the inverse of `for_images`)."""
+    return [(ref, tuple(r for r in regions if r.image == i)) for i, ref in enumerate(refs)]
+
+
 class RegionMarks:
     """The boxes drawn on each attached image, until the question is sent."""
 
