@@ -1,7 +1,7 @@
 """Where an answer came from (issue 40): after an answer about an image whose text the chat
 extracted, the lines the answer quotes are outlined on the question's thumbnail, and a figure
-that no line holds is named on the answer's card. The answer is fixed (the tiny model writes
-gibberish); the extraction is the real fast OCR."""
+that no line holds is named on the answer's card; again when the chat is reopened. The answer
+is fixed (the tiny model writes gibberish); the extraction is the real fast OCR."""
 
 from __future__ import annotations
 
@@ -61,10 +61,11 @@ def green_at(thumb: Thumbnail, box) -> bool:
 
 
 def test_the_quoted_line_is_outlined_and_an_invented_figure_flagged(
-    qtbot, launch, tiny_ir, monkeypatch
+    qtbot, launch, tiny_ir, monkeypatch, tmp_path
 ):
     fixed_answer(monkeypatch, ANSWER)
-    window = launch(model_dir=tiny_ir)
+    data = tmp_path / "data"
+    window = launch(data_dir=data, model_dir=tiny_ir)
     picture = page()
     window.extraction.extract_text([ImageRef.of(load_image(picture))])
     transcript = window.session.transcript
@@ -86,11 +87,20 @@ def test_the_quoted_line_is_outlined_and_an_invented_figure_flagged(
     [flagged, found] = notes(window)
     assert "7,777.00" in flagged and "12450.50" not in flagged
     assert found.startswith("1 line of the image")
+    chat_id = result.request.conversation_id
+    window.close()
+
+    reopened = launch(data_dir=data, model_dir=tiny_ir)  # a restart: found again
+    reopened.open_conversation(chat_id)
+    thumb = question_thumbnail(reopened)
+    qtbot.waitUntil(lambda: bool(thumb.evidence), timeout=SIGNAL_TIMEOUT_MS)
+    assert thumb.evidence == (total,) and green_at(thumb, total)
+    assert notes(reopened) == [flagged, found]
 
 
 def test_without_an_extraction_nothing_is_looked_up(qtbot, launch, tiny_ir, monkeypatch):
     fixed_answer(monkeypatch, ANSWER)
     window = launch(model_dir=tiny_ir)
     send(qtbot, window, "What is the total?", [page()])
-    assert window.evidence.pending is None  # nothing submitted: no OCR of this image
+    assert window.evidence.pending == {}  # nothing submitted: no OCR of this image
     assert question_thumbnail(window).evidence == () and notes(window) == []
