@@ -192,7 +192,7 @@ class Composer(QFrame):
             extract.triggered.connect(lambda _=False, r=ref: self.extract_requested.emit(r))
             regions = QAction("Ask about a region…", chip)
             regions.triggered.connect(lambda _=False, r=ref: self.pick_regions(r))
-            chip.insertActions(chip.actions()[0], [regions, extract])  # before its Remove
+            chip.insertActions(chip.actions()[0], [extract, regions])  # before its Remove
             self._strip_layout.insertWidget(self._strip_layout.count() - 1, chip)
         self._attachments_changed()
 
