@@ -4,14 +4,13 @@ the session's `Transcript`, one widget per entry, plus the bubble of an answer s
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop.core.chat import Answer
 from desktop.core.conversation.transcript import Entry, Transcript
-from desktop.core.evidence import Evidence
 from desktop.core.history import Role
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import Thumbnail, text_label
@@ -24,6 +23,9 @@ from desktop.gui.widgets.messages import (
     NoteMessage,
     UserMessage,
 )
+
+if TYPE_CHECKING:  # the OCR package is not loaded at start
+    from desktop.core.evidence import Evidence
 
 COLUMN_MAX_WIDTH = 880
 EMPTY_TITLE = "Drop a screenshot here…"

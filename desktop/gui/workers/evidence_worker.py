@@ -10,12 +10,13 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from desktop.core.evidence import Evidence, find_evidence
-from desktop.core.ocr.models import OcrResult
-from desktop.core.ocr.stored import result_from_dict
+if TYPE_CHECKING:  # the OCR package loads only once an answer is looked up (a fast start)
+    from desktop.core.evidence import Evidence
+    from desktop.core.ocr.models import OcrResult
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ class EvidenceFinder(QObject):
 
 def results_of(extractions: Sequence[str | None]) -> list[OcrResult]:
     """One result per image (an image not read, or damaged JSON: no lines), in order."""
+    from desktop.core.ocr.models import OcrResult
+    from desktop.core.ocr.stored import result_from_dict
+
     results = []
     for text in extractions:
         try:
@@ -63,6 +67,8 @@ class _FindTask(QRunnable):
         self._relay = relay
 
     def run(self) -> None:
+        from desktop.core.evidence import Evidence, find_evidence
+
         try:
             evidence = find_evidence(self._answer, results_of(self._extractions))
         except Exception:  # never let a pool thread die silently; no evidence is shown
