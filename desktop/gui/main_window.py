@@ -31,6 +31,7 @@ from desktop.core.remote.config import ServerConfig
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.flows.attaching import AttachFlow
 from desktop.gui.flows.capturing import CaptureFlow
+from desktop.gui.flows.evidence import EvidenceFlow
 from desktop.gui.flows.export_chat import ExportFlow
 from desktop.gui.flows.extraction import ExtractionFlow
 from desktop.gui.flows.model_source import ModelFlow
@@ -116,6 +117,8 @@ class MainWindow(QMainWindow):
             self.apply_settings, self,
         )  # fmt: skip
         self.asking.answer_shown.connect(self.models.on_answer_shown)
+        self.evidence = EvidenceFlow(parts, self)  # the lines an answer quotes, outlined
+        self.asking.answer_shown.connect(self.evidence.on_answer_shown)
         self._connect()
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(

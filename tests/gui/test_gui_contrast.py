@@ -84,7 +84,7 @@ def test_the_attachment_chips_context_menu_is_drawn_in_the_theme(qtbot, choice, 
     menu = QMenu(chip)
     for action in chip.actions():
         menu.addAction(action)
-    assert [a.text() for a in menu.actions()] == ["Extract text", "Remove"]
+    assert [a.text() for a in menu.actions()] == ["Extract text", "Ask about a region…", "Remove"]
     menu.ensurePolished()
     menu.resize(menu.sizeHint())
     picture = menu.grab().toImage()

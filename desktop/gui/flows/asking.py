@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -27,6 +27,7 @@ from desktop.gui.widgets.chat_view import ChatView
 from desktop.gui.widgets.composer import Composer
 from desktop.gui.widgets.messages import ChatActions
 from desktop.gui.widgets.notice import Notice
+from desktop.gui.widgets.region_picker import regions_by_image
 from desktop.gui.widgets.status import StatusBar
 from desktop.gui.workers.engine_worker import EngineController
 
@@ -102,8 +103,12 @@ class AskFlow(QObject):
         elif not self._resend(edited, question, images):
             # not confirmed: the edit stays in the composer, still an edit
             self.editing = edited
-            self._parts.composer.editor.setPlainText(question)
-            self._parts.composer.add_images(images)
+            composer = self._parts.composer
+            regions = composer.regions_sent
+            composer.editor.setPlainText(question)
+            composer.add_images(images)
+            for ref, boxes in regions_by_image(images, regions):
+                composer.set_regions(ref, boxes)  # kept with the edit, as drawn
 
     @Slot(int)
     def regenerate(self, entry_id: int) -> None:
@@ -162,6 +167,7 @@ class AskFlow(QObject):
         transcript = parts.session.transcript
         ocr = self.ocr_engine if images and parts.composer.ground_check.isChecked() else None
         system = "" if transcript.questions() else self.preset_book.system_prompt
+        regions = parts.composer.regions_sent  # the boxes drawn on its images
         request = AskRequest(
             question,
             tuple(images),
@@ -171,8 +177,10 @@ class AskFlow(QObject):
             context=Ground(ocr) if ocr is not None else NoContext(),
             system=system,
             preset=preset,
+            regions=regions,
         )
-        self._show_question(request, AskedWith(settings, preset, request.grounded, bool(system)))
+        asked = AskedWith(settings, preset, request.grounded, bool(system), regions)
+        self._show_question(request, asked)
         self._submit(request)
 
     def _resend(self, entry_id: int, question: str, images: list[ImageRef]) -> bool:
@@ -186,7 +194,9 @@ class AskFlow(QObject):
         request = session.transcript.request_for(entry_id, session.chat, self.means(), edit)
         if request is None or not self._drop_from(entry):
             return False
-        self._show_question(request, entry.asked)
+        # The boxes as the composer has them now: the edit's own, drawn or kept.
+        request = replace(request, regions=self._parts.composer.regions_sent)
+        self._show_question(request, replace(entry.asked, regions=request.regions))
         self._submit(request)
         return True
 

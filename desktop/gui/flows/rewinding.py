@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QWidget
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import flat_button
+from desktop.gui.widgets.region_picker import regions_by_image
 
 EDITING_TEXT = "Editing your question: Send asks it again in its place (later turns go)."
 
@@ -68,7 +69,10 @@ class RewindFlow(QObject):
             self._parts.notice.show_message("Wait for the current answer, or stop it (Esc).")
             return
         composer.clear_images()
-        composer.add_images([cast("ImageRef", image) for image in question.images])
+        refs = [cast("ImageRef", image) for image in question.images]
+        composer.add_images(refs)
+        for ref, boxes in regions_by_image(refs, question.asked.regions):
+            composer.set_regions(ref, boxes)  # its boxes, to keep or change
         composer.editor.setPlainText(question.text)
         composer.editor.moveCursor(composer.editor.textCursor().MoveOperation.End)
         composer.focus_editor()

@@ -19,7 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.outlines import EVIDENCE_COLOUR, REGION_COLOUR, Corners, outlined
 from desktop.gui.widgets.thumbnails import thumbnail
 
 COPIED_FEEDBACK_MS = 1200
@@ -195,9 +197,27 @@ class Thumbnail(QFrame):
         layout.setContentsMargins(3, 3, 3, 3)
         self.picture = QLabel()
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._edge = edge
+        self.regions: tuple[Region, ...] = ()  # boxes drawn on it (regions of its image)
+        self.evidence: tuple[Corners, ...] = ()  # the lines its question's answer quotes
         self.picture.setPixmap(thumbnail(ref, edge))
         layout.addWidget(self.picture)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+    def show_regions(self, regions: tuple[Region, ...]) -> None:
+        """Outlines `regions` (pixels of this image) on the picture; () shows it plain."""
+        self.regions = regions
+        self._outline()
+
+    def show_evidence(self, lines: tuple[Corners, ...]) -> None:
+        """Outlines the lines (their boxes in this image's pixels) an answer quotes."""
+        self.evidence = lines
+        self._outline()
+
+    def _outline(self) -> None:
+        regions = tuple(region.corners for region in self.regions)
+        layers = [(regions, REGION_COLOUR), (self.evidence, EVIDENCE_COLOUR)]
+        self.picture.setPixmap(outlined(thumbnail(self.ref, self._edge), self.ref.size[0], layers))
 
     def sizeHint(self) -> QSize:
         return self.picture.sizeHint() + QSize(8, 8)

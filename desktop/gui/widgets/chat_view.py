@@ -4,7 +4,7 @@ the session's `Transcript`, one widget per entry, plus the bubble of an answer s
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
@@ -13,6 +13,7 @@ from desktop.core.chat import Answer
 from desktop.core.conversation.transcript import Entry, Transcript
 from desktop.core.history import Role
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.basics import Thumbnail, text_label
 from desktop.gui.widgets.history_view import entry_widget
 from desktop.gui.widgets.icons import app_icon
 from desktop.gui.widgets.messages import (
@@ -22,6 +23,9 @@ from desktop.gui.widgets.messages import (
     NoteMessage,
     UserMessage,
 )
+
+if TYPE_CHECKING:  # the OCR package is not loaded at start
+    from desktop.core.evidence import Evidence
 
 COLUMN_MAX_WIDTH = 880
 EMPTY_TITLE = "Drop a screenshot here…"
@@ -151,6 +155,25 @@ class ChatView(QScrollArea):
         if isinstance(widget, UserMessage):
             widget.set_context(entry.prompt, entry.asked.label)
 
+    def show_evidence(self, question_id: int, answer_id: int, evidence: Evidence) -> None:
+        """Outlines the lines the answer quotes on its question's thumbnails, and names on
+        the answer's card its figures that are not on the images."""
+        question, answer = self.widget_for(question_id), self.widget_for(answer_id)
+        if isinstance(question, UserMessage):
+            for thumb in question.findChildren(Thumbnail):
+                index = next((i for i, r in enumerate(question.images) if r is thumb.ref), -1)
+                thumb.show_evidence(tuple(e.box for e in evidence.lines if e.image == index))
+        if isinstance(answer, AssistantMessage):
+            for old in answer.findChildren(QLabel):
+                if old.accessibleName() == EVIDENCE_NOTE:
+                    answer.body.removeWidget(old)
+                    old.deleteLater()
+            place = answer.body.indexOf(answer.view) + 1
+            for offset, (text, name) in enumerate(evidence_notes(evidence)):
+                note = text_label(text, name)
+                note.setAccessibleName(EVIDENCE_NOTE)
+                answer.body.insertWidget(place + offset, note)
+
     # --- the answer being written (not in the transcript until it ends) --------------------
 
     def begin_answer(self, waiting: str) -> None:
@@ -203,3 +226,24 @@ class ChatView(QScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self._follow = value >= self.verticalScrollBar().maximum() - 24
+
+
+EVIDENCE_NOTE = "Where the answer came from"
+
+
+def evidence_notes(evidence: Evidence) -> list[tuple[str, str]]:
+    """What the answer's card says of its evidence: (text, the label's style name)."""
+    notes = []
+    if evidence.not_found:
+        figures = ", ".join(evidence.not_found)
+        notes.append((f"Not found on the image: {figures} (check these figures).", "errorText"))
+    if evidence.lines:
+        count = len(evidence.lines)
+        lines = "line" if count == 1 else "lines"
+        notes.append(
+            (
+                f"{count} {lines} of the image hold this answer's words (outlined in green).",
+                "messageMeta",
+            )
+        )
+    return notes

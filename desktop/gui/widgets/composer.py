@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QMimeData, QSize, Qt, Signal
+from PySide6.QtCore import QMargins, QMimeData, QSize, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -19,11 +19,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.presets import PRESETS, Preset
+from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.theme import current_theme
 from desktop.gui.widgets.basics import ElidedLabel, Thumbnail, push_button, set_role
 from desktop.gui.widgets.composer_edit import ComposerEdit
 from desktop.gui.widgets.icons import line_icon
+from desktop.gui.widgets.region_picker import RegionDialog, RegionMarks
 
 ATTACHMENT_EDGE = 64
 MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
@@ -81,6 +83,8 @@ class Composer(QFrame):
         self._attachments: list[ImageRef] = []
         self._generating = False
         self._hint = ""
+        self.marks = RegionMarks()  # boxes drawn on the attached images
+        self.regions_sent: tuple[Region, ...] = ()  # the question being sent's, during its signal
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(6)
@@ -186,21 +190,33 @@ class Composer(QFrame):
             chip.remove_requested.connect(self.remove_image)
             extract = QAction("Extract text", chip)
             extract.triggered.connect(lambda _=False, r=ref: self.extract_requested.emit(r))
-            existing = chip.actions()
-            if existing:
-                chip.insertAction(existing[0], extract)
-            else:
-                chip.addAction(extract)
+            regions = QAction("Ask about a region…", chip)
+            regions.triggered.connect(lambda _=False, r=ref: self.pick_regions(r))
+            chip.insertActions(chip.actions()[0], [extract, regions])  # before its Remove
             self._strip_layout.insertWidget(self._strip_layout.count() - 1, chip)
         self._attachments_changed()
 
     def remove_image(self, ref: ImageRef) -> None:
         self._attachments = [r for r in self._attachments if r is not ref]
+        self.marks.drop(ref)
         for chip in self.chips():
             if chip.ref is ref:
                 self._strip_layout.removeWidget(chip)
                 chip.deleteLater()
         self._attachments_changed()
+
+    def pick_regions(self, ref: ImageRef) -> RegionDialog:
+        """Opens the box drawing on an attached image; the next question is about them."""
+        dialog = RegionDialog(ref, self.marks.of(ref), self)
+        dialog.chosen.connect(self.set_regions)
+        dialog.open()
+        return dialog
+
+    def set_regions(self, ref: ImageRef, boxes: tuple[Region, ...]) -> None:
+        self.marks.set(ref, boxes)
+        for chip in self._chips_kept():
+            if chip.ref is ref:
+                chip.show_regions(boxes)
 
     def clear_images(self) -> None:
         for ref in list(self._attachments):
@@ -335,15 +351,21 @@ class Composer(QFrame):
             self._on_preset("describe")
             return
         self.editor.clear()
-        self.clear_images()
-        self.send_requested.emit(question, images)
+        self._emit_with_regions(self.send_requested, question, images)
 
     def _on_preset(self, key: str) -> None:
         if self._generating or not self._attachments:
             return
-        images = self.attachments()
+        self._emit_with_regions(self.preset_requested, key, images=self.attachments())
+
+    def _emit_with_regions(self, signal: SignalInstance, text: str, images: list[ImageRef]) -> None:
+        """Sends the question with its images; its regions are `regions_sent` meanwhile."""
+        self.regions_sent = self.marks.for_images(images)
         self.clear_images()
-        self.preset_requested.emit(key, images)
+        try:
+            signal.emit(text, images)
+        finally:
+            self.regions_sent = ()
 
     def _attachments_changed(self) -> None:
         count = len(self._attachments)

@@ -7,6 +7,7 @@ from typing import cast
 from desktop.core.conversation.transcript import Entry, EntryState, Transcript
 from desktop.core.history import Role
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.basics import Thumbnail
 from desktop.gui.widgets.messages import (
     CUT_SHORT,
     AssistantMessage,
@@ -34,9 +35,13 @@ def _widget(
 ) -> MessageWidget | NoteMessage | None:
     refs = [cast("ImageRef", image) for image in entry.images]  # what the GUI puts in
     if entry.role is Role.USER:
-        return UserMessage(
+        question = UserMessage(
             entry.text, refs, actions, prompt=entry.prompt, context=entry.asked.label
         )
+        for thumb in question.findChildren(Thumbnail):  # the boxes it was about
+            index = next((i for i, ref in enumerate(refs) if ref is thumb.ref), -1)
+            thumb.show_regions(tuple(r for r in entry.asked.regions if r.image == index))
+        return question
     if entry.role is Role.ASSISTANT:
         answer = AssistantMessage(entry.text, actions=actions, streaming=False)
         answer.set_stopped(entry.state is EntryState.STOPPED)

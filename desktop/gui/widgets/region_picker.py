@@ -1,0 +1,197 @@
+"""Asking about a part of an image: boxes the user drags on it, and the boxes drawn on the
+image's thumbnails afterwards.
+
+`RegionDialog` opens from an attached image ("Ask about a region…"): drag to add a box
+(up to `MAX_REGIONS`), right-click a box to remove it. The boxes are kept in image pixels,
+as `desktop/core/regions.py` takes them; the composer sends them with the next question
+(`AskRequest.regions`), and each question's thumbnails show them (widgets/outlines.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.regions import MAX_REGIONS, Region
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.outlines import REGION_COLOUR, draw_boxes
+from desktop.gui.widgets.thumbnails import full_pixmap
+
+MIN_BOX_PX = 4  # on the screen: a click (or a slip) is not a box
+CANVAS_MAX = QSize(960, 640)  # the largest the dialog shows the image (never upscaled)
+REGION_HINT = "Drag to mark a region; right-click a box to remove it."
+
+
+def region_on(image_index: int, boxes: Sequence[Region]) -> tuple[Region, ...]:
+    """`boxes` (drawn on one image) as regions of the question's image `image_index`."""
+    return tuple(Region(box.x, box.y, box.width, box.height, image_index) for box in boxes)
+
+
+class RegionCanvas(QWidget):
+    """The image, scaled to fit, where the user drags boxes; `boxes` are in image pixels."""
+
+    changed = Signal()
+
+    def __init__(self, ref: ImageRef, boxes: Sequence[Region] = ()) -> None:
+        super().__init__()
+        self.ref = ref
+        self.boxes: list[Region] = list(boxes)
+        self._pixmap = full_pixmap(ref)
+        width, height = ref.size
+        self.scale = min(1.0, CANVAS_MAX.width() / width, CANVAS_MAX.height() / height)
+        self.setFixedSize(max(1, round(width * self.scale)), max(1, round(height * self.scale)))
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self.setAccessibleName(f"Image {ref.name}: drag to mark a region")
+        self._start: QPoint | None = None
+        self._current: QPoint | None = None
+
+    def image_point(self, point: QPoint | QPointF) -> tuple[int, int]:
+        """A point on the canvas in image pixels, kept inside the image."""
+        width, height = self.ref.size
+        x = min(max(round(point.x() / self.scale), 0), width)
+        y = min(max(round(point.y() / self.scale), 0), height)
+        return x, y
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        point = event.position().toPoint()
+        if event.button() == Qt.MouseButton.RightButton:
+            self._remove_at(point)
+        elif event.button() == Qt.MouseButton.LeftButton and len(self.boxes) < MAX_REGIONS:
+            self._start = self._current = point
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._start is not None:
+            self._current = event.position().toPoint()
+            self.update()
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        start, self._start = self._start, None
+        if start is not None and event.button() == Qt.MouseButton.LeftButton:
+            end = event.position().toPoint()
+            if abs(end.x() - start.x()) >= MIN_BOX_PX and abs(end.y() - start.y()) >= MIN_BOX_PX:
+                self._add(start, end)
+        self._current = None
+        self.update()
+        super().mouseReleaseEvent(event)
+
+    def clear(self) -> None:
+        self.boxes.clear()
+        self.changed.emit()
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.drawPixmap(self.rect(), self._pixmap)
+        draw_boxes(painter, [box.corners for box in self.boxes], self.scale, REGION_COLOUR)
+        if self._start is not None and self._current is not None:
+            painter.setPen(QPen(REGION_COLOUR, 1, Qt.PenStyle.DashLine))
+            painter.drawRect(QRectF(QPointF(self._start), QPointF(self._current)).normalized())
+        painter.end()
+
+    def _add(self, start: QPoint, end: QPoint) -> None:
+        (x1, y1), (x2, y2) = self.image_point(start), self.image_point(end)
+        left, top = min(x1, x2), min(y1, y2)
+        width, height = abs(x2 - x1), abs(y2 - y1)
+        if width > 0 and height > 0:
+            self.boxes.append(Region(left, top, width, height))
+            self.changed.emit()
+
+    def _remove_at(self, point: QPoint) -> None:
+        x, y = self.image_point(point)
+        inside = [
+            box
+            for box in self.boxes
+            if box.x <= x <= box.x + box.width and box.y <= y <= box.y + box.height
+        ]
+        if inside:  # the smallest: a box inside another is the one meant
+            self.boxes.remove(min(inside, key=lambda box: box.width * box.height))
+            self.changed.emit()
+            self.update()
+
+
+class RegionDialog(QDialog):
+    """Marks the regions of one attached image; `chosen` carries them (in image pixels) when
+    the user confirms. Opened with `open()`: the window stays responsive."""
+
+    chosen = Signal(object, tuple)  # ImageRef, tuple[Region, ...]
+
+    def __init__(
+        self, ref: ImageRef, boxes: Sequence[Region] = (), parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Ask about a region of {ref.name}")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.canvas = RegionCanvas(ref, boxes)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.canvas, 0, Qt.AlignmentFlag.AlignCenter)
+        self.hint = QLabel()
+        self.hint.setObjectName("muted")
+        row = QHBoxLayout()
+        row.addWidget(self.hint, 1)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.clear_button = buttons.addButton("Clear", QDialogButtonBox.ButtonRole.ResetRole)
+        self.clear_button.clicked.connect(self.canvas.clear)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        row.addWidget(buttons)
+        layout.addLayout(row)
+        self.canvas.changed.connect(self._show_count)
+        self._show_count()
+
+    def accept(self) -> None:
+        self.chosen.emit(self.canvas.ref, tuple(self.canvas.boxes))
+        super().accept()
+
+    def _show_count(self) -> None:
+        count = len(self.canvas.boxes)
+        if count >= MAX_REGIONS:
+            self.hint.setText(f"{count} regions: the most one question can take.")
+        elif count:
+            self.hint.setText(f"{count} region{'s' if count != 1 else ''}. {REGION_HINT}")
+        else:
+            self.hint.setText(REGION_HINT)
+        self.clear_button.setEnabled(bool(count))
+
+
+def regions_by_image(
+    refs: Sequence[ImageRef], regions: Sequence[Region]
+) -> list[tuple[ImageRef, tuple[Region, ...]]]:
+    """A question's regions split by the image they are of (the inverse of `for_images`)."""
+    return [(ref, tuple(r for r in regions if r.image == i)) for i, ref in enumerate(refs)]
+
+
+class RegionMarks:
+    """The boxes drawn on each attached image, until the question is sent."""
+
+    def __init__(self) -> None:
+        self._boxes: dict[int, tuple[Region, ...]] = {}  # by the ref's identity, as attached
+
+    def of(self, ref: ImageRef) -> tuple[Region, ...]:
+        return self._boxes.get(id(ref), ())
+
+    def set(self, ref: ImageRef, boxes: tuple[Region, ...]) -> None:
+        self._boxes[id(ref)] = boxes
+
+    def drop(self, ref: ImageRef) -> None:
+        self._boxes.pop(id(ref), None)
+
+    def for_images(self, refs: Sequence[ImageRef]) -> tuple[Region, ...]:
+        """The regions of the question asked about `refs`, each naming its image's index."""
+        return tuple(
+            region for index, ref in enumerate(refs) for region in region_on(index, self.of(ref))
+        )[:MAX_REGIONS]

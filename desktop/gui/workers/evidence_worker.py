@@ -1,0 +1,78 @@
+"""An answer's evidence (desktop/core/evidence.py) found off the GUI thread: the fuzzy match
+of a long answer against hundreds of OCR lines takes up to a second, so it runs in the global
+QThreadPool and the result comes back by a queued signal with its request's ticket."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+if TYPE_CHECKING:  # the OCR package loads only once an answer is looked up (a fast start)
+    from desktop.core.evidence import Evidence
+    from desktop.core.ocr.models import OcrResult
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EvidenceFound:
+    ticket: int
+    evidence: Evidence
+
+
+class EvidenceFinder(QObject):
+    """`found` fires on this object's (the GUI) thread."""
+
+    found = Signal(object)  # EvidenceFound
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._tickets = itertools.count(1)
+
+    def submit(self, answer: str, extractions: Sequence[str | None]) -> int:
+        """Looks `answer` up in the extractions' JSON (`OcrResult.to_json`, one per question
+        image, None where the image was not read); the ticket its result will carry."""
+        ticket = next(self._tickets)
+        QThreadPool.globalInstance().start(_FindTask(ticket, answer, tuple(extractions), self))
+        return ticket
+
+
+def results_of(extractions: Sequence[str | None]) -> list[OcrResult]:
+    """One result per image (an image not read, or damaged JSON: no lines), in order."""
+    from desktop.core.ocr.models import OcrResult
+    from desktop.core.ocr.stored import result_from_dict
+
+    results = []
+    for text in extractions:
+        try:
+            results.append(result_from_dict(json.loads(text or "{}")))
+        except ValueError:  # json.JSONDecodeError is one too
+            results.append(OcrResult(lines=[], width=0, height=0, seconds=0.0))
+    return results
+
+
+class _FindTask(QRunnable):
+    def __init__(
+        self, ticket: int, answer: str, extractions: tuple[str | None, ...], relay: EvidenceFinder
+    ) -> None:
+        super().__init__()
+        self._ticket, self._answer, self._extractions = ticket, answer, extractions
+        self._relay = relay
+
+    def run(self) -> None:
+        from desktop.core.evidence import Evidence, find_evidence
+
+        try:
+            evidence = find_evidence(self._answer, results_of(self._extractions))
+        except Exception:  # never let a pool thread die silently; no evidence is shown
+            logger.exception("finding an answer's evidence failed")
+            evidence = Evidence()
+        with contextlib.suppress(RuntimeError):  # its window is gone: nobody waits for it
+            self._relay.found.emit(EvidenceFound(self._ticket, evidence))

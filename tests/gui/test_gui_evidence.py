@@ -1,0 +1,106 @@
+"""Where an answer came from (issue 40): after an answer about an image whose text the chat
+extracted, the lines the answer quotes are outlined on the question's thumbnail, and a figure
+that no line holds is named on the answer's card; again when the chat is reopened. The answer
+is fixed (the tiny model writes gibberish); the extraction is the real fast OCR."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from gui_support import SIGNAL_TIMEOUT_MS, send
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel
+
+from desktop.core.engine import VLMEngine
+from desktop.core.history import Role
+from desktop.core.images import load_image
+from desktop.core.ocr.rendered_pages import render_lines
+from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.basics import Thumbnail
+from desktop.gui.widgets.chat_view import EVIDENCE_NOTE
+from desktop.gui.widgets.messages import AssistantMessage, UserMessage
+
+ANSWER = "The total due is 12450.50; the tax is 7,777.00."
+
+
+def fixed_answer(monkeypatch, text: str) -> None:
+    """The engine reads and answers as always; the answer's text is `text`."""
+    original = VLMEngine.ask
+
+    def ask(self, *args, **kwargs):
+        return dataclasses.replace(original(self, *args, **kwargs), text=text)
+
+    monkeypatch.setattr(VLMEngine, "ask", ask)
+
+
+def page():
+    lines = ["Invoice 4471", "Total due 12,450.50"]
+    return render_lines(lines, size=44, width=900, height=260, top=30, ink=(0, 0, 0))
+
+
+def question_thumbnail(window) -> Thumbnail:
+    [question] = [m for m in window.chat.messages() if isinstance(m, UserMessage)]
+    [thumb] = question.findChildren(Thumbnail)
+    return thumb
+
+
+def notes(window) -> list[str]:
+    [answer] = [m for m in window.chat.messages() if isinstance(m, AssistantMessage)]
+    labels = answer.findChildren(QLabel)
+    return [label.text() for label in labels if label.accessibleName() == EVIDENCE_NOTE]
+
+
+def green_at(thumb: Thumbnail, box) -> bool:
+    pixmap = thumb.picture.pixmap()
+    image = pixmap.toImage()
+    scale = pixmap.width() / thumb.ref.size[0]
+    x, y = round(box[0] * scale), round((box[1] + box[3]) / 2 * scale)
+    near = [QColor(image.pixel(x + dx, y)) for dx in (-1, 0, 1)]
+    return any(c.green() > 140 and c.red() < 60 for c in near)
+
+
+def test_the_quoted_line_is_outlined_and_an_invented_figure_flagged(
+    qtbot, launch, tiny_ir, monkeypatch, tmp_path
+):
+    fixed_answer(monkeypatch, ANSWER)
+    data = tmp_path / "data"
+    window = launch(data_dir=data, model_dir=tiny_ir)
+    picture = page()
+    window.extraction.extract_text([ImageRef.of(load_image(picture))])
+    transcript = window.session.transcript
+    qtbot.waitUntil(
+        lambda: any(e.role is Role.OCR for e in window.session.transcript.entries),
+        timeout=SIGNAL_TIMEOUT_MS,
+    )
+    [extraction] = [e for e in window.session.transcript.entries if e.role is Role.OCR]
+    assert extraction.ocr is not None
+    lines = json.loads(extraction.ocr.json)["lines"]
+    [total] = [tuple(line["box"]) for line in lines if "12,450.50" in line["text"]]
+
+    result = send(qtbot, window, "What is the total?", [picture])
+    assert result.answer.text == ANSWER and window.session.transcript is transcript
+    thumb = question_thumbnail(window)
+    qtbot.waitUntil(lambda: bool(thumb.evidence), timeout=SIGNAL_TIMEOUT_MS)
+    assert thumb.evidence == (total,)  # the total's line only: "Invoice 4471" is not quoted
+    assert green_at(thumb, total)
+    [flagged, found] = notes(window)
+    assert "7,777.00" in flagged and "12450.50" not in flagged
+    assert found.startswith("1 line of the image")
+    chat_id = result.request.conversation_id
+    window.close()
+
+    reopened = launch(data_dir=data, model_dir=tiny_ir)  # a restart: found again
+    reopened.open_conversation(chat_id)
+    thumb = question_thumbnail(reopened)
+    qtbot.waitUntil(lambda: bool(thumb.evidence), timeout=SIGNAL_TIMEOUT_MS)
+    assert thumb.evidence == (total,) and green_at(thumb, total)
+    assert notes(reopened) == [flagged, found]
+
+
+def test_without_an_extraction_nothing_is_looked_up(qtbot, launch, tiny_ir, monkeypatch):
+    fixed_answer(monkeypatch, ANSWER)
+    window = launch(model_dir=tiny_ir)
+    send(qtbot, window, "What is the total?", [page()])
+    assert window.evidence.pending == {}  # nothing submitted: no OCR of this image
+    assert question_thumbnail(window).evidence == () and notes(window) == []
