@@ -142,6 +142,7 @@ def test_an_engine_error_gets_its_status_from_its_kind_not_its_words():
     assert status(ErrorKind.CONTEXT) == (400, "context_length_exceeded", "messages")
     assert status(ErrorKind.SCHEMA) == (400, "invalid_json_schema", "response_format")
     assert status(ErrorKind.IMAGE) == (400, "invalid_image", "messages")
+    assert status(ErrorKind.NO_MODEL) == (503, "model_not_loaded", None)  # a server gone
     assert status(ErrorKind.FAILED, "the JSON schema of the -token context")[0] == 500
     assert status(None)[0] == 500
 

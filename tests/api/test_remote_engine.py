@@ -12,7 +12,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from api_support import hold_after_a_full_answer, start_api
+from api_support import data_url, hold_after_a_full_answer, start_api
 from gui_support import text_image
 
 from desktop.core.chat import Conversation, GenerationSettings
@@ -236,3 +236,37 @@ def test_a_chat_answered_by_the_server_is_continued_after_reopening_by_either_en
         AskRequest(follow_up, (), SHORT, where=GivenTurns(history))
     )
     assert near == given.answer.text  # what a caller giving the history as text gets
+
+
+def test_why_the_server_refused_a_question_comes_back_as_its_kind_and_status(
+    remote, engine, tmp_path
+):
+    """The server's refusal keeps its cause (from its status and error code, not its words):
+    the history keeps it, and an API in front of the remote engine answers its own caller with
+    the same status and code as the server it asks (issue 37)."""
+    import openai
+    from PIL import Image
+
+    from desktop.core.chat import ErrorKind
+
+    strip = load_image(Image.new("RGB", (4000, 10), "white"), name="strip.png")
+    asked = ConversationService(remote).ask(AskRequest("What is it?", (strip,), SHORT))
+    assert asked.answer.error_kind is ErrorKind.IMAGE, asked.answer
+    looping = GenerationSettings(max_new_tokens=8, json_schema={"$ref": "#"})
+    asked = ConversationService(remote).ask(AskRequest("Fields?", (), looping))
+    assert asked.answer.error_kind is ErrorKind.SCHEMA, asked.answer
+
+    front = start_api(remote, tmp_path / "front")
+    try:
+        client = front.client()
+        content = [
+            {"type": "image_url", "image_url": {"url": data_url(Image.new("RGB", (4000, 10)))}},
+            {"type": "text", "text": "What is it?"},
+        ]
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.chat.completions.create(
+                model="any", messages=[{"role": "user", "content": content}], max_tokens=4
+            )
+    finally:
+        front.stop()
+    assert refused.value.code == "invalid_image", refused.value.body

@@ -10,7 +10,7 @@ import socket
 import pytest
 from misbehaving_server import MODEL, StandInServer
 
-from desktop.core.chat import GenerationSettings
+from desktop.core.chat import ErrorKind, GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, StoredChat
 from desktop.core.history import HistoryStore
 from desktop.core.history.handle import ChatHandle
@@ -48,6 +48,7 @@ def test_a_refusal_is_one_sentence_without_the_key(mode, sentence):
         sent = server.requests[-1]
     assert answer.finish_reason == "error" and answer.text == ""
     assert answer.error is not None
+    assert answer.error_kind is ErrorKind.NO_MODEL  # an API in front of it answers 503
     assert answer.error.startswith(f"The server at 127.0.0.1:{server.server_address[1]} ")
     assert re.search(sentence, answer.error), answer.error
     assert KEY not in answer.error and "\n" not in answer.error
@@ -107,3 +108,10 @@ def test_a_server_without_a_model_list_is_asked_by_the_name_given():
         engine.close()
         with pytest.raises(RemoteError, match="does not list its models; enter the name"):
             RemoteEngine.connect(ServerConfig(server.url, KEY))
+
+
+def test_a_server_failing_for_its_own_reasons_is_a_failure_not_a_missing_model():
+    with StandInServer("500") as server:
+        answer = ask(server).answer
+    assert answer.error_kind is ErrorKind.FAILED
+    assert answer.error is not None and "(500)" in answer.error

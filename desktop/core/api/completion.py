@@ -172,11 +172,14 @@ def _stop_index(text: str, stops: tuple[str, ...]) -> int:
 
 def _engine_error(answer: Answer) -> ApiError:
     """The engine's sentence with the status of its cause, by its kind: the caller's input
-    (too long for the context, an unusable schema or image) or the server."""
+    (too long for the context, an unusable schema or image: 400), no model to ask (a model
+    server not reached, busy or refusing: 503), or the model failing (500)."""
     message = answer.error or "Generation failed."
     caller = _CALLER_ERRORS.get(answer.error_kind) if answer.error_kind is not None else None
     if caller is not None:
         return ApiError(400, message, *caller)
+    if answer.error_kind is ErrorKind.NO_MODEL:  # a model server gone, busy or refusing
+        return ApiError(503, message, "model_not_loaded")
     return ApiError(500, message, "generation_failed")
 
 

@@ -51,3 +51,9 @@ class ApiError(Exception):
 def invalid(message: str, param: str | None = None) -> ApiError:
     """A 400 for a request the API cannot take as it is."""
     return ApiError(400, message, "invalid_request", param)
+
+
+def invalid_image(message: str) -> ApiError:
+    """A 400 for an image the model cannot read or use: the code a model server's client
+    (our own RemoteEngine too) tells apart from a malformed request."""
+    return ApiError(400, message, "invalid_image", "messages")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from desktop.core.api.errors import ApiError, invalid
+from desktop.core.api.errors import ApiError, invalid, invalid_image
 from desktop.core.api.schemas import check_schema
 from desktop.core.chat import GenerationSettings
 from desktop.core.images import ImageError, LoadedImage, load_image
@@ -213,7 +213,7 @@ def decode_image(data: str | bytes, name: str) -> LoadedImage:
     try:
         return load_image(data, name=name)
     except ImageError as exc:
-        raise invalid(str(exc), "messages") from exc
+        raise invalid_image(str(exc)) from exc
 
 
 def _conversation(messages: object) -> tuple[list[HistoryTurn], str, list[LoadedImage]]:
@@ -286,11 +286,10 @@ def _proportioned(image: LoadedImage) -> LoadedImage:
     """The image, if the model can look at it (the OCR reads longer strips, in tiles)."""
     width, height = image.size
     if max(width, height) > MAX_ASPECT_RATIO * min(width, height):
-        raise invalid(
+        raise invalid_image(
             f"The {image.name} is too elongated for the model ({width} x {height}; the long side "
             f"may be at most {MAX_ASPECT_RATIO} times the short one): crop it, or read its text "
-            "with /v1/ocr.",
-            "messages",
+            "with /v1/ocr."
         )
     return image
 

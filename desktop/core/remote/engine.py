@@ -16,10 +16,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, Turn
+from desktop.core.chat import (
+    Answer,
+    AnswerStats,
+    Conversation,
+    ErrorKind,
+    GenerationSettings,
+    Turn,
+)
 from desktop.core.conversation.engine_protocol import Lane, ModelInfo, Preparation
 from desktop.core.remote.config import ServerConfig, check_config
-from desktop.core.remote.errors import RemoteError, describe_failure
+from desktop.core.remote.errors import RemoteError, describe_failure, failure_kind
 from desktop.core.remote.limits import BadReply, CappedTransport
 from desktop.core.remote.messages import ImageUrls, chat_messages, request_options
 
@@ -144,6 +151,7 @@ class RemoteEngine:
         except Exception as exc:
             if not self._stopping.is_set():
                 reply.failure = describe_failure(exc, self.config.host, self.config.model)
+                reply.failure_kind = failure_kind(exc)
         finally:
             with self._lock:
                 self._stream = None
@@ -268,6 +276,7 @@ class _Reply:
         self.finish: str | None = None
         self.usage: Any = None
         self.failure: str | None = None
+        self.failure_kind = ErrorKind.FAILED  # why, when the question failed before any word
 
     def take(self, chunk: ChatCompletionChunk) -> None:
         """One chunk; BadReply for one that is not what the API says a chunk is."""
@@ -316,7 +325,7 @@ class _Reply:
         if self.failure is None and not stopped and self.finish is None:
             self.failure = f"The server at {host} closed the stream before the answer was complete."
         if self.failure is not None and not text:
-            return Answer("", "error", stats, self.failure)
+            return Answer("", "error", stats, self.failure, error_kind=self.failure_kind)
         reason: FinishReason = "eos"
         if stopped or self.failure is not None:
             reason = "stopped"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ssl
 from typing import TYPE_CHECKING
 
+from desktop.core.chat import ErrorKind
+
 if TYPE_CHECKING:
     import openai
 
@@ -44,6 +46,28 @@ def describe_failure(exc: BaseException, host: str, model: str = "") -> str:
             )
         return f"Could not reach the server at {host}: {_root_message(exc)}."
     return f"The server at {host} failed: {_root_message(exc)}."
+
+
+def failure_kind(exc: BaseException) -> ErrorKind:
+    """Why a question failed at the server, by what the server said in its structure (the
+    HTTP status, the OpenAI error's `code` and `param`), never by its wording: what the local
+    API answers its own caller (completion._engine_error) and the history keeps."""
+    import openai
+
+    if isinstance(exc, (openai.APIConnectionError, openai.APITimeoutError)):
+        return ErrorKind.NO_MODEL  # not reached, or not in time
+    if not isinstance(exc, openai.APIStatusError):
+        return ErrorKind.FAILED  # a malformed stream, or a cause not known
+    code, param = str(exc.code or ""), str(getattr(exc, "param", None) or "")
+    if exc.status_code == 413 or code == "context_length_exceeded":
+        return ErrorKind.CONTEXT
+    if code.startswith("invalid_image"):
+        return ErrorKind.IMAGE
+    if param == "response_format" or code == "invalid_json_schema":
+        return ErrorKind.SCHEMA
+    if exc.status_code in (401, 403, 404, 429, 503):
+        return ErrorKind.NO_MODEL  # the model cannot be asked: a refused key, none, busy
+    return ErrorKind.FAILED
 
 
 def _status_sentence(exc: openai.APIStatusError, host: str, model: str) -> str:
