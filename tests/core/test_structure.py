@@ -276,3 +276,26 @@ def test_the_widget_reader_finder_finds_both(tmp_path):
     )
     assert widget_domain_reads(flow, tmp_path) == ["flow.py:1"]
     assert widget_domain_reads(widgets, tmp_path) == ["messages.py:3"]
+
+
+def modules_the_tree_leaves_out(tree: str, root: Path = PACKAGE) -> list[str]:
+    """Modules of `root` whose name is not a word of ARCHITECTURE.md's tree."""
+    import re
+
+    return [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "__init__.py" and not re.search(rf"\b{re.escape(path.stem)}\b", tree)
+    ]
+
+
+def test_architecture_md_names_every_module():
+    """The tree at the top of docs/ARCHITECTURE.md is where a newcomer looks for a module."""
+    tree = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8").split("```")[1]
+    assert modules_the_tree_leaves_out(tree) == []
+
+
+def test_the_tree_reader_finds_a_module_left_out(tmp_path):
+    (tmp_path / "named.py").write_text("")
+    (tmp_path / "forgotten_part.py").write_text("")
+    assert modules_the_tree_leaves_out("named.py  what it does", tmp_path) == ["forgotten_part.py"]
