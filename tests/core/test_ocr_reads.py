@@ -121,3 +121,44 @@ def test_the_reads_kept_are_the_most_recently_used():
     assert fake.calls == 3 and reads.known([a, b, c]) == ["read of a", "read of c"]
     reads.read(lambda: fake, [b])
     assert fake.calls == 4
+
+
+def test_an_extraction_the_caller_has_grounds_without_the_ocr_and_comes_back_in_the_result(
+    engine, real_ocr, sample_image
+):
+    """The app's "Extract text" (stored as JSON) handed in as a KnownRead: the grounded prompt
+    is the one a fresh read gives, the OCR is never made, and the result carries the read."""
+    import json
+
+    from desktop.core.conversation import KnownRead
+
+    page = load_image(sample_image)
+    fresh = ConversationService(engine).ask(
+        AskRequest("Total?", (page,), SETTINGS, context=Ground(CountingOcr(real_ocr)))
+    )
+    extracted = json.dumps(real_ocr.extract(page).to_dict())
+    ocr, service = CountingOcr(real_ocr), ConversationService(engine)
+    known = (KnownRead(page.digest, extracted),)
+    asked = service.ask(
+        AskRequest("Total?", (page,), SETTINGS, context=Ground(ocr), known_reads=known)
+    )
+    assert (ocr.calls, ocr.made) == (0, 0)
+    assert asked.prompt == fresh.prompt and "Question: Total?" in asked.prompt
+    (read,) = asked.reads
+    assert read is not None and [line.text for line in read.lines] == [
+        line.text for line in fresh.reads[0].lines
+    ]
+    # A damaged extraction is left out: the picture is read instead.
+    other = ConversationService(engine)
+    damaged = (KnownRead(page.digest, '{"lines": "not a list"'),)
+    again = other.ask(
+        AskRequest("Total?", (page,), SETTINGS, context=Ground(ocr), known_reads=damaged)
+    )
+    assert ocr.calls == 1 and again.prompt == fresh.prompt
+
+
+def test_a_question_on_a_picture_never_read_has_no_read_in_its_result(engine, sample_image):
+    asked = ConversationService(engine).ask(
+        AskRequest("Colour?", (load_image(sample_image),), SETTINGS)
+    )
+    assert asked.answer.ok and asked.reads == (None,)

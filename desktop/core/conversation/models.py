@@ -13,7 +13,7 @@ from desktop.core.regions import check_region_count
 if TYPE_CHECKING:
     from desktop.core.history.handle import ChatHandle
     from desktop.core.images import LoadedImage
-    from desktop.core.ocr import OcrEngine
+    from desktop.core.ocr import OcrEngine, OcrResult
     from desktop.core.regions import Region
 
 
@@ -98,6 +98,16 @@ class GroundTexts:
 Context: TypeAlias = NoContext | Ground | GroundTexts
 
 
+@dataclass(frozen=True)
+class KnownRead:
+    """A fast-OCR read the caller has already (the app's "Extract text", as stored: the
+    result's JSON), of the picture `digest`: the service grounds and drafts from it instead of
+    reading the picture again."""
+
+    digest: str
+    ocr_json: str
+
+
 @dataclass(frozen=True, eq=False)
 class AskRequest:
     """One question: where it belongs (`where`) and what goes before it (`context`, then
@@ -117,6 +127,7 @@ class AskRequest:
     # Boxes the question is about: their bbox_2d goes before it and their crops after the
     # images (regions.py); stored with the question.
     regions: tuple[Region, ...] = ()
+    known_reads: tuple[KnownRead, ...] = ()  # its pictures' OCR the caller has read already
 
     def __post_init__(self) -> None:
         if isinstance(self.context, Ground) and not self.images:
@@ -151,6 +162,7 @@ class AskRequest:
             preset=self.preset,
             typed=self.typed or self.question,
             regions=self.regions,  # their sentence is in the stored prompt already
+            known_reads=self.known_reads,
         )
 
 
@@ -182,3 +194,7 @@ class AskResult:
     save_error: str | None = None
     turn: Turn | None = None  # the turn this answer added to the conversation, if any
     holds: int | None = None  # the stored chat the engine's state holds now (`service.holds`)
+    # The fast OCR of each of the question's images as the service knew it (grounded, given
+    # in `known_reads` or read earlier this session); None: not read. Where an answer's
+    # evidence is looked for.
+    reads: tuple[OcrResult | None, ...] = ()

@@ -11,6 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from desktop.core.bounded_json import as_object, loads
+
 if TYPE_CHECKING:
     from desktop.core.images import LoadedImage
     from desktop.core.ocr import OcrEngine, OcrResult
@@ -36,6 +38,24 @@ class OcrReads:
             self._keep(image.digest, result)
             results.append(result)
         return results
+
+    def add(self, digest: str, ocr_json: str) -> None:
+        """A read the caller has already (the stored JSON of an extraction); JSON that is not
+        an OCR result's is left out (the picture is read again if it is needed)."""
+        if digest in self._results:
+            self._results.move_to_end(digest)
+            return
+        from desktop.core.ocr.stored import result_from_dict
+
+        try:
+            result = result_from_dict(as_object(loads(ocr_json), "The extraction"))
+        except (ValueError, TypeError):
+            return
+        self._keep(digest, result)
+
+    def of(self, images: Sequence[LoadedImage]) -> tuple[OcrResult | None, ...]:
+        """Each image's result if it has been read (None where not), in order."""
+        return tuple(self._results.get(image.digest) for image in images)
 
     def known(self, images: Sequence[LoadedImage]) -> list[OcrResult]:
         """The results already read of `images` (no OCR runs)."""

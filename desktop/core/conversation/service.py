@@ -130,6 +130,8 @@ class ConversationService:
         except (ImageError, RegionError) as exc:  # nothing is stored: the images are wrong
             failed = Answer("", "error", error=str(exc), error_kind=ErrorKind.IMAGE)
             return AskResult(request, failed, request.question)
+        for known in request.known_reads:  # read by the caller: not read again here
+            self._ocr_reads.add(known.digest, known.ocr_json)
         composed = self._compose(request, images, asked_about.note)
         prompt = composed.prompt
         saving = _Saving(None)
@@ -142,13 +144,14 @@ class ConversationService:
         saving.user_message_id = stored or self._save_question(
             saving, request, prompt, images
         )  # the images attached; the regions' crops are cut from them again on replay
+        whole = images
         images = list(asked_about.images)  # the model reads the crops after the whole images
         if engine is None:  # the question is kept with its error: Retry asks it once there is
             failed = Answer("", "error", error=self.no_model, error_kind=ErrorKind.NO_MODEL)
             self._store_answer(saving, failed, None, ())
             return AskResult(
                 request, failed, prompt, saving.user_message_id, saving.answer_message_id,
-                save_error=saving.error, holds=self._holds,
+                save_error=saving.error, holds=self._holds, reads=self._ocr_reads.of(whole),
             )  # fmt: skip
         conversation = self._conversation_for(request, saving.conversation_id)
         last_turn = conversation.turns[-1] if conversation.turns else None
@@ -166,7 +169,7 @@ class ConversationService:
         self._store_answer(saving, answer, turn, notes)
         return AskResult(
             request, answer, prompt, saving.user_message_id, saving.answer_message_id,
-            tuple(notes), saving.error, turn, self._holds,
+            tuple(notes), saving.error, turn, self._holds, self._ocr_reads.of(whole),
         )  # fmt: skip
 
     def ask_each(

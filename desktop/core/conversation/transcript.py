@@ -19,6 +19,7 @@ from desktop.core.conversation.models import (
     AskRequest,
     Context,
     Ground,
+    KnownRead,
     NoContext,
     QuestionImage,
     StoredChat,
@@ -168,6 +169,16 @@ class Transcript:
                 texts.update(dict.fromkeys(ocr_source_texts(entry.ocr.text, entry.ocr.markdown)))
         return list(texts)
 
+    def known_reads(self, images: Sequence[QuestionImage]) -> tuple[KnownRead, ...]:
+        """The chat's latest extraction of each of these images (by content), as the service
+        takes it: grounding and drafting from it, and the answer's evidence, read no OCR."""
+        latest: dict[str, str] = {}
+        for entry in self._entries:
+            if entry.ocr is not None and entry.ocr.json and entry.images:
+                latest[entry.images[0].digest] = entry.ocr.json
+        digests = dict.fromkeys(image.digest for image in images)
+        return tuple(KnownRead(d, latest[d]) for d in digests if d in latest)
+
     def has_answers(self) -> bool:
         """The chat has answered turns (a chat of extracted text alone has none)."""
         return any(entry.role is Role.ASSISTANT for entry in self._entries)
@@ -198,6 +209,7 @@ class Transcript:
             StoredChat(chat, user_message_id=question.message_id, rewind_from=rewind),
             hints=tuple(self.known_text(question.images)),
             preset=question.asked.preset,
+            known_reads=self.known_reads(question.images),
             typed=question.text,
             regions=question.asked.regions,  # their sentence is in the stored prompt
         )
@@ -226,6 +238,7 @@ class Transcript:
             system=means.system_prompt if question.asked.system else "",
             preset=question.asked.preset,
             regions=question.asked.regions if images == question.images else (),
+            known_reads=self.known_reads(images),
         )
 
     @staticmethod

@@ -178,6 +178,7 @@ class AskFlow(QObject):
             system=system,
             preset=preset,
             regions=regions,
+            known_reads=transcript.known_reads(images),
         )
         asked = AskedWith(settings, preset, request.grounded, bool(system), regions)
         self._show_question(request, asked)

@@ -1,10 +1,14 @@
 """After an answer: the lines of its question's images that it quotes are outlined on the
 question's thumbnails, and its figures that no line holds are named on its card
-(desktop/core/evidence.py), and again for each answer of a chat when it is opened. Only images
-whose text the chat has extracted (Extract text, stored with the chat) are looked in: the fast
-OCR is not run again for this."""
+(desktop/core/evidence.py), and again for each answer of a chat when it is opened. The lines
+are the fast OCR's reads the service had for the answer (a grounded question's, or the chat's
+extractions it was handed: `AskResult.reads`); a reopened chat's answers are looked up in its
+extractions (Extract text, stored with the chat). The OCR is never run again for this."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
@@ -13,6 +17,9 @@ from desktop.core.conversation.transcript import Entry, Transcript
 from desktop.core.history import Role
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.workers.evidence_worker import EvidenceFinder, EvidenceFound
+
+if TYPE_CHECKING:  # the OCR package loads only once an answer is looked up
+    from desktop.core.ocr.models import OcrResult
 
 
 class EvidenceFlow(QObject):
@@ -30,7 +37,7 @@ class EvidenceFlow(QObject):
         answer = self._parts.session.transcript.last_answer()
         shown_here = answer is not None and answer.message_id == result.answer_message_id
         if result.answer.ok and answer is not None and shown_here:  # not in another chat
-            self._look_up(answer)
+            self._look_up(answer, result.reads)
 
     @Slot(object)
     def _on_opened(self, _chat: object) -> None:
@@ -40,12 +47,17 @@ class EvidenceFlow(QObject):
             if entry.role is Role.ASSISTANT:
                 self._look_up(entry)
 
-    def _look_up(self, answer: Entry) -> None:
+    def _look_up(self, answer: Entry, reads: Sequence[OcrResult | None] = ()) -> None:
+        """`reads`: the service's, when it has them (the answer just ended: grounded or
+        handed the chat's extractions); else the chat's extractions (a reopened chat)."""
         transcript = self._parts.session.transcript
         question = transcript.question_of(answer.id)
         if question is None or not question.images:
             return
-        extractions = [extraction_of(transcript, image.digest) for image in question.images]
+        extractions: list[OcrResult | str | None] = list(reads)
+        if len(extractions) != len(question.images) or not any(extractions):
+            known = {read.digest: read.ocr_json for read in transcript.known_reads(question.images)}
+            extractions = [known.get(image.digest) for image in question.images]
         if any(extractions):
             ticket = self.finder.submit(answer.text, extractions)
             self.pending[ticket] = (transcript, question.id, answer.id)
@@ -58,14 +70,3 @@ class EvidenceFlow(QObject):
         transcript, question_id, answer_id = pending
         if transcript is self._parts.session.transcript:  # still the chat shown
             self._parts.chat.show_evidence(question_id, answer_id, found.evidence)
-
-
-def extraction_of(transcript: Transcript, digest: str) -> str | None:
-    """The JSON of the chat's latest extraction of the image `digest` (None: not extracted)."""
-    extractions: list[Entry] = [
-        entry
-        for entry in transcript.entries
-        if entry.role is Role.OCR and entry.ocr is not None and entry.images
-        if entry.images[0].digest == digest
-    ]
-    return extractions[-1].ocr.json if extractions and extractions[-1].ocr else None

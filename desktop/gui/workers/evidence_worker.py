@@ -36,21 +36,25 @@ class EvidenceFinder(QObject):
         super().__init__(parent)
         self._tickets = itertools.count(1)
 
-    def submit(self, answer: str, extractions: Sequence[str | None]) -> int:
-        """Looks `answer` up in the extractions' JSON (`OcrResult.to_json`, one per question
-        image, None where the image was not read); the ticket its result will carry."""
+    def submit(self, answer: str, extractions: Sequence[OcrResult | str | None]) -> int:
+        """Looks `answer` up in the question images' reads, one per image: a result (the
+        service's), an extraction's JSON (`OcrResult.to_json`), or None where the image was
+        not read; the ticket its result will carry."""
         ticket = next(self._tickets)
         QThreadPool.globalInstance().start(_FindTask(ticket, answer, tuple(extractions), self))
         return ticket
 
 
-def results_of(extractions: Sequence[str | None]) -> list[OcrResult]:
+def results_of(extractions: Sequence[OcrResult | str | None]) -> list[OcrResult]:
     """One result per image (an image not read, or damaged JSON: no lines), in order."""
     from desktop.core.ocr.models import OcrResult
     from desktop.core.ocr.stored import result_from_dict
 
     results = []
     for text in extractions:
+        if isinstance(text, OcrResult):
+            results.append(text)
+            continue
         try:
             results.append(result_from_dict(json.loads(text or "{}")))
         except ValueError:  # json.JSONDecodeError is one too
@@ -60,7 +64,11 @@ def results_of(extractions: Sequence[str | None]) -> list[OcrResult]:
 
 class _FindTask(QRunnable):
     def __init__(
-        self, ticket: int, answer: str, extractions: tuple[str | None, ...], relay: EvidenceFinder
+        self,
+        ticket: int,
+        answer: str,
+        extractions: tuple[OcrResult | str | None, ...],
+        relay: EvidenceFinder,
     ) -> None:
         super().__init__()
         self._ticket, self._answer, self._extractions = ticket, answer, extractions
