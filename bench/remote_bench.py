@@ -44,12 +44,12 @@ SIZE = "1280x720"
 
 def _turn_pair(engine, image, settings) -> dict[str, float]:
     """A new chat's first question on `image` (cold), then a text follow-up."""
-    from desktop.core.conversation import AskRequest, ConversationService
+    from desktop.core.conversation import AskRequest, ConversationService, FollowUp
 
     service = ConversationService(engine)
-    cold = service.ask(AskRequest(QUESTION, (image,), settings, follow_up=True)).answer
+    cold = service.ask(AskRequest(QUESTION, (image,), settings, FollowUp())).answer
     prompt = _prompt_tokens(engine, cold)
-    follow = service.ask(AskRequest(FOLLOW_UP, (), settings, follow_up=True)).answer
+    follow = service.ask(AskRequest(FOLLOW_UP, (), settings, FollowUp())).answer
     assert cold.ok and follow.ok, (cold.error, follow.error)
     return {
         "cold_ttft": cold.stats.ttft_s,
