@@ -75,7 +75,7 @@ def test_small_text_is_warned_of_and_more_detail_asks_the_next_question_at_a_rea
     assert window.asking.next_settings().max_visual_tokens is None
 
 
-def test_using_the_extracted_text_checks_the_box_and_removing_the_image_ends_the_warning(
+def test_using_the_extracted_text_checks_the_box_and_removing_or_dismissing_ends_the_warning(
     qtbot, window
 ):
     bar = window.page.legibility_bar
@@ -90,6 +90,13 @@ def test_using_the_extracted_text_checks_the_box_and_removing_the_image_ends_the
     assert SENTENCE.fullmatch(bar.text())
     window.composer.remove_image(ref)
     assert bar.text() == ""
+
+    window.composer.add_images([ref])  # read already: warned at once
+    assert SENTENCE.fullmatch(bar.text())
+    qtbot.mouseClick(bar.close_button, Qt.MouseButton.LeftButton)
+    window.composer.ground_check.toggle()
+    window.composer.ground_check.toggle()
+    assert bar.text() == ""  # dismissed for this image, until it is sent
 
 
 def test_ask_about_a_region_opens_the_box_drawing_on_the_warned_image(qtbot, window):
