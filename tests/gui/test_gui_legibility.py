@@ -113,3 +113,21 @@ def test_ask_about_a_region_opens_the_box_drawing_on_the_warned_image(qtbot, win
 def test_large_text_is_not_warned_of(qtbot, window):
     attach_and_read(qtbot, window, page(40))
     assert window.page.legibility_bar.text() == ""
+
+
+def test_reading_ahead_follows_more_detail(qtbot, launch, tiny_ir, tmp_path):
+    data = tmp_path / "data"
+    SettingsStore(data).save(AppSettings(max_visual_tokens=BUDGET, prepare_ahead=True))
+    window = launch(data_dir=data, model_dir=tiny_ir)
+    bar = window.page.legibility_bar
+    attach_and_read(qtbot, window, page(10))
+    assert SENTENCE.fullmatch(bar.text())
+
+    def at_more_detail(result) -> bool:
+        tokens = result.request.settings.max_visual_tokens
+        return tokens is not None and tokens > BUDGET and result.preparation.status == "ready"
+
+    with qtbot.waitSignal(
+        window.engine.prepared, check_params_cb=at_more_detail, timeout=SIGNAL_TIMEOUT_MS
+    ):
+        qtbot.mouseClick(bar.detail_button, Qt.MouseButton.LeftButton)
