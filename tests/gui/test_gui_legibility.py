@@ -131,3 +131,11 @@ def test_reading_ahead_follows_more_detail(qtbot, launch, tiny_ir, tmp_path):
         window.engine.prepared, check_params_cb=at_more_detail, timeout=SIGNAL_TIMEOUT_MS
     ):
         qtbot.mouseClick(bar.detail_button, Qt.MouseButton.LeftButton)
+
+
+def test_without_this_computers_model_nothing_is_read(launch):
+    """The resize is not known (no model yet, or a server's: `ModelInfo.vision` is None)."""
+    window = launch()
+    window.composer.add_images([page(10)])
+    assert not window.legibility.pending
+    assert window.page.legibility_bar.text() == ""
