@@ -139,3 +139,22 @@ def test_without_this_computers_model_nothing_is_read(launch):
     window.composer.add_images([page(10)])
     assert not window.legibility.pending
     assert window.page.legibility_bar.text() == ""
+
+
+def test_a_picture_the_chat_extracted_is_judged_from_its_extraction(qtbot, window, monkeypatch):
+    from desktop.core.ocr import OcrEngine
+
+    ref = page(10)
+    with qtbot.waitSignal(window.ocr.job_finished, timeout=SIGNAL_TIMEOUT_MS):
+        window.extraction.extract_text([ref])  # Extract text: stored with the chat
+    reads = []
+    original = OcrEngine.extract
+
+    def counted(engine, *args, **kwargs):
+        reads.append(1)
+        return original(engine, *args, **kwargs)
+
+    monkeypatch.setattr(OcrEngine, "extract", counted)
+    attach_and_read(qtbot, window, page(10))  # the same picture, attached anew
+    assert SENTENCE.fullmatch(window.page.legibility_bar.text())
+    assert reads == []  # not read again

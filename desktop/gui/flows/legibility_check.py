@@ -83,13 +83,7 @@ class LegibilityFlow(QObject):
         if spec is None or not images:
             self._show([], None)
             return
-        waited = set(self.pending.values())
-        history = self._parts.session.transcript
-        known = {read.digest: read.ocr_json for read in history.known_reads(images)}
-        for ref in images:
-            if ref.digest not in self._reads and ref.digest not in waited:
-                self.pending[self.reader.submit(ref, known.get(ref.digest))] = ref.digest
-                waited.add(ref.digest)
+        self._read(images)
         if self._parts.composer.ground_check.isChecked():
             self._show([], None)  # the model gets the text itself
             return
@@ -120,6 +114,18 @@ class LegibilityFlow(QObject):
         status = self._engine.status
         model = status.model
         return model.vision if model is not None and not status.server else None
+
+    def _read(self, images: Sequence[ImageRef]) -> None:
+        """Starts the reads of the pictures neither read nor being read: from the chat's
+        extraction of the same picture when it has one."""
+        waited = set(self.pending.values())
+        unread = [r for r in images if r.digest not in self._reads and r.digest not in waited]
+        if not unread:
+            return
+        history = self._parts.session.transcript
+        known = {read.digest: read.ocr_json for read in history.known_reads(unread)}
+        for ref in unread:  # the composer holds each picture once
+            self.pending[self.reader.submit(ref, known.get(ref.digest))] = ref.digest
 
     def _checked(self, budget: VisionSpec, images: Sequence[ImageRef]) -> list[_Checked]:
         """The text size of each read image under `budget`; of its regions instead when
