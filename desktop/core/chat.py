@@ -55,6 +55,9 @@ class GenerationSettings:
     # Leave out image blocks that repeat a neighbour pixel for pixel (engine/pruning.py);
     # None: the engine's own setting (EngineConfig.skip_repeats, on by default).
     skip_repeats: bool | None = None
+    # Visual tokens per image for this request's images (more detail for small text: the
+    # readability guard's remedy); None: the engine's own (EngineConfig.max_visual_tokens).
+    max_visual_tokens: int | None = None
 
 
 @dataclass

@@ -34,6 +34,7 @@ from desktop.gui.flows.capturing import CaptureFlow
 from desktop.gui.flows.evidence import EvidenceFlow
 from desktop.gui.flows.export_chat import ExportFlow
 from desktop.gui.flows.extraction import ExtractionFlow
+from desktop.gui.flows.legibility_check import LegibilityFlow
 from desktop.gui.flows.model_source import ModelFlow
 from desktop.gui.flows.own_presets import OwnPresetsFlow
 from desktop.gui.flows.preparing import PrepareFlow
@@ -120,10 +121,13 @@ class MainWindow(QMainWindow):
         self.evidence = EvidenceFlow(parts, self)  # the lines an answer quotes, outlined
         self.asking.answer_shown.connect(self.evidence.on_answer_shown)
         self._connect()
-        # After _connect: its slots see the window updated.
-        self.preparing = PrepareFlow(
-            parts, self.engine, self.ocr, self.asking.generation_settings, self
+        self.legibility = LegibilityFlow(  # after AskFlow: a Send's budget is taken first
+            parts, self.engine, self.ocr.ocr_engine, self.page.legibility_bar, self
         )
+        self.asking.image_detail = self.legibility.detail_for
+        # After _connect: its slots see the window updated.
+        self.preparing = PrepareFlow(parts, self.engine, self.ocr, self.asking.next_settings, self)
+        self.legibility.detail_changed.connect(self.preparing.update)
         self._restore_geometry()
         self.sidebar.refresh()
 

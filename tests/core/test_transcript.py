@@ -153,3 +153,18 @@ def test_entries_are_added_updated_and_dropped_by_id():
     assert [e.id for e in transcript.drop_from(answer.id)] == [answer.id]
     assert transcript.request_for(answer.id, chat, Means()) is None  # gone
     assert not transcript.has_answers()
+
+
+def test_a_questions_own_image_detail_is_stored_and_asked_again(tmp_path, sample_image):
+    """The readability guard's "More detail" is the question's own: Regenerate keeps it."""
+    detailed = GenerationSettings(max_new_tokens=60, max_visual_tokens=2300)
+    with HistoryStore(tmp_path / "history") as store:
+        chat_id = store.create_conversation("Chat")
+        image = load_image(sample_image)
+        asked = AskedWith(detailed)
+        store.add_message(chat_id, "user", "Total?", [image], prompt="Total?", asked=asked)
+        store.add_message(chat_id, "assistant", "9", answer_ids=[1])
+        transcript = Transcript.from_stored(store.messages(chat_id), lambda i: Stored(store, i))
+    _question, answer = transcript.entries
+    again = transcript.request_for(answer.id, ChatHandle(chat_id), Means(TODAYS))
+    assert again is not None and again.settings.max_visual_tokens == 2300

@@ -16,6 +16,7 @@ from desktop.core.chat import AnswerStats
 
 if TYPE_CHECKING:
     from desktop.core.chat import Answer, Conversation, GenerationSettings, ImageLike
+    from desktop.core.engine.vision import VisionSpec
     from desktop.core.manifest import Manifest
 
 
@@ -30,6 +31,8 @@ class ModelInfo:
     weight_format: str
     manifest: Manifest | None
     server: str = ""
+    # How this computer's model resizes images (its budget as loaded); None for a server's.
+    vision: VisionSpec | None = None
 
 
 @dataclass

@@ -71,4 +71,5 @@ def read_vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> Vi
             token_px,
         ),
         max_pixels=min(model_max, config.max_visual_tokens * token_px),
+        ceiling_pixels=model_max,
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import openvino as ov
@@ -60,6 +62,22 @@ class VisionEncoder:
         self.spec = spec
         self._cache: OrderedDict[str, ImageEmbedding] = OrderedDict()
         self._cache_size = cache_size
+
+    @contextmanager
+    def reading_at(self, tokens: int | None) -> Iterator[None]:
+        """Images are resized into `tokens` visual tokens each meanwhile (None: the spec's own
+        budget), the earlier turns' too, as with the pruning mode; a request's own budget
+        (GenerationSettings.max_visual_tokens). The cache keys say the budget, so the
+        KV state's prefix of other-budget images is never reused for these."""
+        if tokens is None:
+            yield
+            return
+        own = self.spec
+        self.spec = own.with_budget(tokens)
+        try:
+            yield
+        finally:
+            self.spec = own
 
     def cache_key(self, digest: str, skip_repeats: bool) -> str:
         """Content, pixel budget and pruning mode: each gives a different embedding."""

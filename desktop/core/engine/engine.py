@@ -98,7 +98,9 @@ class VLMEngine:
         self.prompts = PromptBuilder(
             self.codec, self.encoder, embed_model, config.max_context_tokens
         )
-        self.info = ModelInfo(folder.name, folder, device, manifest.weight_format, manifest)
+        self.info = ModelInfo(
+            folder.name, folder, device, manifest.weight_format, manifest, vision=self.encoder.spec
+        )
         # Key of every position the KV state holds, None where a rejected draft was masked out.
         self._kv_keys: list[object | None] = []
         # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
@@ -164,9 +166,10 @@ class VLMEngine:
         stats = AnswerStats()
         started = time.perf_counter()
         try:
-            return self._ask(
-                conversation, question, list(images), settings, on_text, hints, stats, started
-            )
+            with self.encoder.reading_at(settings.max_visual_tokens):
+                return self._ask(
+                    conversation, question, list(images), settings, on_text, hints, stats, started
+                )
         except Exception as exc:  # a failed request must never leave a half-updated state
             self.reset()
             stats.total_s = time.perf_counter() - started
@@ -192,9 +195,10 @@ class VLMEngine:
         started = time.perf_counter()
         skip = self._skips_repeats(settings)
         try:  # the images first: a bad one fails here, with the KV state untouched
-            blocks = self.prompts.embed_images(images, stats, skip)
-            seq = self.prompts.fit(conversation.turns, None, blocks, settings.max_new_tokens,
-                                   stats, skip).sequence  # fmt: skip
+            with self.encoder.reading_at(settings.max_visual_tokens):
+                blocks = self.prompts.embed_images(images, stats, skip)
+                seq = self.prompts.fit(conversation.turns, None, blocks, settings.max_new_tokens,
+                                       stats, skip).sequence  # fmt: skip
         except Exception as exc:
             error = f"Reading the images failed: {describe(exc)}"
             return self._prepared("error", stats, started, error)
@@ -240,7 +244,8 @@ class VLMEngine:
         try:
             if settings.json_schema:
                 raise ValueError("JSON-constrained answers are answered one at a time")
-            return self._ask_each(list(requests), settings, stats, started)
+            with self.encoder.reading_at(settings.max_visual_tokens):
+                return self._ask_each(list(requests), settings, stats, started)
         except Exception as exc:
             total = time.perf_counter() - started
             for item in stats:
@@ -334,11 +339,8 @@ class VLMEngine:
         stats.input_tokens = len(seq) - reuse
         self.last_sequence, self.last_prefill_logits = seq, logits
 
-        matcher = (
-            self._json_matcher(settings.json_schema, logits.shape[0])
-            if settings.json_schema
-            else None
-        )
+        schema = settings.json_schema
+        matcher = self._json_matcher(schema, logits.shape[0]) if schema else None
         row = AnswerRow(settings, self.codec, seq.ids, matcher, on_text)
         drafter = self._drafter(seq, hints, settings)
         result = decode_one(
@@ -382,15 +384,10 @@ class VLMEngine:
         prefill_s = time.perf_counter() - t0
         rows = [AnswerRow(settings, self.codec, seq.ids) for seq in sequences]
         first_token_at = decode_rows(
-            self.language,
-            self.prompts.embed_ids,
-            rows,
-            logits,
-            np.asarray([seq.next_position for seq in sequences], np.int64),
-            batch.attention_mask,
-            self.codec.special.im_end,  # fed for rows already finished
-            self._stop,
-        )
+            self.language, self.prompts.embed_ids, rows, logits,
+            np.asarray([seq.next_position for seq in sequences], np.int64), batch.attention_mask,
+            self.codec.special.im_end, self._stop,  # im_end: fed for rows already finished
+        )  # fmt: skip
         now = time.perf_counter()
         answers = []
         for row, item in zip(rows, stats, strict=True):

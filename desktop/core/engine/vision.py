@@ -8,7 +8,7 @@ sub-models see exactly what they saw at export time.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PIL import Image
@@ -27,11 +27,18 @@ class VisionSpec:
     image_std: tuple[float, float, float]
     min_pixels: int
     max_pixels: int
+    ceiling_pixels: int = 16_777_216  # the model's own most, whatever the budget asks
 
     @property
     def factor(self) -> int:
         """Side of one visual token in pixels (patch x merge)."""
         return self.patch_size * self.merge_size
+
+    def with_budget(self, tokens: int) -> VisionSpec:
+        """This spec with a budget of `tokens` visual tokens per image (within the model's
+        own limits): a request's GenerationSettings.max_visual_tokens."""
+        budget = min(self.ceiling_pixels, max(self.min_pixels, tokens * self.factor**2))
+        return replace(self, max_pixels=budget)
 
 
 @dataclass

@@ -29,6 +29,7 @@ MESSAGE_COLUMNS = (
 # The settings that shape an answer, stored with its question (the others are the engine's).
 _STORED_SETTINGS = (
     "max_new_tokens", "temperature", "top_p", "repetition_penalty", "seed", "json_schema",
+    "max_visual_tokens",
 )  # fmt: skip
 _Kind = TypeVar("_Kind", Finish, ErrorKind)
 
@@ -99,7 +100,8 @@ def settings_from_json(text: str | None) -> GenerationSettings | None:
         settings.temperature, (int, float)
     )
     schema_ok = settings.json_schema is None or isinstance(settings.json_schema, dict)
-    return settings if numbers_ok and schema_ok else None
+    detail_ok = settings.max_visual_tokens is None or type(settings.max_visual_tokens) is int
+    return settings if numbers_ok and schema_ok and detail_ok else None
 
 
 def _member(kind: type[_Kind], value: object) -> _Kind | None:

@@ -6,7 +6,7 @@ and shown by the chat view; Retry, Regenerate and Edit name an entry by id and a
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,8 @@ class AskFlow(QObject):
         self.editing: int | None = None  # Send replaces this question's entry (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/flows/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
+        # The readability guard's "More detail" for these images (flows/legibility_check.py).
+        self.image_detail: Callable[[Sequence[ImageRef]], int | None] = lambda _images: None
         engine.token.connect(self._on_token)
         engine.finished.connect(self._on_answer)
         engine.state.connect(self._on_state)
@@ -87,6 +89,19 @@ class AskFlow(QObject):
             return self.preset(preset_key).settings
         return GenerationSettings(max_new_tokens=length)
 
+    def settings_for(
+        self, images: Sequence[ImageRef], preset_key: str | None = None
+    ) -> GenerationSettings:
+        """What a question about `images` is asked with: `generation_settings`, at the
+        readability guard's budget where "More detail" was chosen for them."""
+        settings = self.generation_settings(preset_key)
+        tokens = self.image_detail(images)
+        return settings if tokens is None else replace(settings, max_visual_tokens=tokens)
+
+    def next_settings(self) -> GenerationSettings:
+        """What the question being typed will be asked with (reading ahead prepares so)."""
+        return self.settings_for(self._parts.composer.attachments())
+
     def preset(self, key: str) -> Preset:
         """A built-in or own preset, with the app's answer length unless it has its own."""
         return find_preset(key, self.preset_book, self._parts.settings().max_new_tokens)
@@ -99,7 +114,7 @@ class AskFlow(QObject):
     def send_question(self, question: str, images: list[ImageRef]) -> None:
         edited, self.editing = self.editing, None
         if edited is None:
-            self._ask(question, images, self.generation_settings(), title=question)
+            self._ask(question, images, self.settings_for(images), title=question)
         elif not self._resend(edited, question, images):
             # not confirmed: the edit stays in the composer, still an edit
             self.editing = edited
@@ -124,7 +139,7 @@ class AskFlow(QObject):
     def run_preset(self, key: str, images: list[ImageRef]) -> None:
         preset = self.preset(key)
         title = f"{preset.label}: {images[0].name}" if images else preset.label
-        self._ask(preset.prompt, images, self.generation_settings(key), title, preset=key)
+        self._ask(preset.prompt, images, self.settings_for(images, key), title, preset=key)
 
     @Slot(object)
     def refine(self, ref: ImageRef) -> None:

@@ -37,6 +37,7 @@ READY = "Ready"
 class _Target:
     conversation_id: int | None
     digests: tuple[str, ...]
+    visual_tokens: int | None = None  # the images' own budget ("More detail"), if any
 
     def reading_text(self) -> str:
         count = len(self.digests)
@@ -98,7 +99,8 @@ class PrepareFlow(QObject):
         images = parts.composer.attachments()
         conversation_id = parts.session.conversation_id
         answered = parts.session.transcript.has_answers()
-        target = _Target(conversation_id, tuple(ref.digest for ref in images))
+        tokens = self._generation_settings().max_visual_tokens
+        target = _Target(conversation_id, tuple(ref.digest for ref in images), tokens)
         if not images and (conversation_id == status.holds or not answered):
             # Nothing to read ahead: no earlier turns, or the state holds them (after this
             # flow's own preparation of them: it stays the target, and its "Ready" stays).

@@ -25,6 +25,7 @@ from desktop.gui.panels.first_run import FirstRunPanel
 from desktop.gui.widgets.basics import ElidedLabel, push_button
 from desktop.gui.widgets.chat_view import COLUMN_MAX_WIDTH, ChatView
 from desktop.gui.widgets.composer import Composer
+from desktop.gui.widgets.legibility_bar import LegibilityBar
 from desktop.gui.widgets.notice import Notice
 
 # The header's buttons with a shorter label for a narrow page: (full, short).
@@ -97,6 +98,8 @@ class ChatPage(QWidget):
         column.addWidget(self.chat, 1)
         self.notice = Notice()
         column.addWidget(_centred(self.notice, (20, 0, 20, 6)))
+        self.legibility_bar = LegibilityBar()  # text too small for the model: the remedies
+        column.addWidget(_centred(self.legibility_bar, (20, 0, 20, 6)))
         self.composer = Composer()
         column.addWidget(_centred(self.composer, (20, 0, 20, 14)))
 

@@ -70,6 +70,8 @@ class OcrWorker(QObject):
         self._data_dir = data_dir  # its service answers this data folder's command lines
         self._threads = threads
         self._engine: OcrEngine | None = None
+        # Made once: the warm-up (this thread) and readers in other threads may ask first.
+        self._engine_lock = threading.Lock()
         self._service: OcrService | None = None
 
     @Slot()
@@ -158,11 +160,12 @@ class OcrWorker(QObject):
         return self._ocr()
 
     def _ocr(self) -> OcrEngine:
-        if self._engine is None:
-            from desktop.core.ocr import OcrEngine
+        with self._engine_lock:
+            if self._engine is None:
+                from desktop.core.ocr import OcrEngine
 
-            self._engine = OcrEngine(threads=self._threads)
-        return self._engine
+                self._engine = OcrEngine(threads=self._threads)
+            return self._engine
 
 
 class OcrController(WorkerController):
