@@ -77,7 +77,12 @@ def click_link(qtbot, window, label: QLabel) -> ImageViewer:
     """Tab into the label (its first link takes the focus) and press Enter on it; the viewer
     that opens."""
     window.activateWindow()
-    label.setFocus(Qt.FocusReason.TabFocusReason)
+    before = label.previousInFocusChain()  # the widget Tab leaves for the label
+    while not (before.focusPolicy() & Qt.FocusPolicy.TabFocus and before.isVisible()):
+        before = before.previousInFocusChain()
+    before.setFocus()
+    qtbot.waitUntil(before.hasFocus, timeout=SIGNAL_TIMEOUT_MS)
+    qtbot.keyClick(before, Qt.Key.Key_Tab)
     qtbot.waitUntil(label.hasFocus, timeout=SIGNAL_TIMEOUT_MS)
     qtbot.keyClick(label, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: bool(viewers(window)), timeout=SIGNAL_TIMEOUT_MS)

@@ -173,7 +173,7 @@ class ChatView(QScrollArea):
                 if index >= 0:
                     regions[index] = thumb.marks().regions
         if isinstance(answer, AssistantMessage):
-            link_evidence(answer, evidence, images, regions, self._actions)  # "Show on the image"
+            link_evidence(answer.view, answer.text(), evidence, images, regions, self._actions)
             for old in answer.findChildren(QLabel):
                 if old.accessibleName() == EVIDENCE_NOTE:
                     answer.body.removeWidget(old)

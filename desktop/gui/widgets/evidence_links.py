@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Slot
 
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.markdown_view import MarkdownView, TextLink
-from desktop.gui.widgets.messages import AssistantMessage, ChatActions
+from desktop.gui.widgets.messages import ChatActions
 from desktop.gui.widgets.outlines import Corners, Marks
 
 if TYPE_CHECKING:  # the OCR package is not loaded at start
@@ -73,14 +73,16 @@ class EvidenceLinks(QObject):
 
 
 def link_evidence(
-    answer: AssistantMessage,
+    view: MarkdownView,
+    answer: str,
     evidence: Evidence,
     images: Sequence[ImageRef],
     regions: Sequence[tuple[Corners, ...]],
     actions: ChatActions,
 ) -> None:
-    """Makes the answer's words that `evidence` holds links (again, when looked up again)."""
-    links = answer.view.findChild(EvidenceLinks, "evidenceLinks")
+    """Makes the words of `answer` (shown in `view`) that `evidence` holds links (again,
+    when it is looked up again)."""
+    links = view.findChild(EvidenceLinks, "evidenceLinks")
     if not isinstance(links, EvidenceLinks):
-        links = EvidenceLinks(answer.view, actions)
-    links.set_evidence(answer.text(), evidence, images, regions)
+        links = EvidenceLinks(view, actions)
+    links.set_evidence(answer, evidence, images, regions)
