@@ -73,17 +73,19 @@ def anchors(label: QLabel, words: str) -> list[str]:
     return found
 
 
-def click_link(qtbot, window, label: QLabel) -> ImageViewer:
-    """Tab into the label (its first link takes the focus) and press Enter on it; the viewer
-    that opens."""
+def click_link(qtbot, window, label: QLabel, backwards: bool = False) -> ImageViewer:
+    """Tab into the label from the widget before it (Shift+Tab from the one after it): its
+    first link takes the focus; Enter on it. The viewer that opens."""
     window.activateWindow()
-    before = label.previousInFocusChain()  # the widget Tab leaves for the label
-    while not (before.focusPolicy() & Qt.FocusPolicy.TabFocus and before.isVisible()):
-        before = before.previousInFocusChain()
-    before.setFocus()
-    qtbot.waitUntil(before.hasFocus, timeout=SIGNAL_TIMEOUT_MS)
-    qtbot.keyClick(before, Qt.Key.Key_Tab)
+    step = label.nextInFocusChain if backwards else label.previousInFocusChain
+    start = step()
+    while not (start.focusPolicy() & Qt.FocusPolicy.TabFocus and start.isVisible()):
+        start = start.nextInFocusChain() if backwards else start.previousInFocusChain()
+    start.setFocus()
+    qtbot.waitUntil(start.hasFocus, timeout=SIGNAL_TIMEOUT_MS)
+    qtbot.keyClick(start, Qt.Key.Key_Backtab if backwards else Qt.Key.Key_Tab)
     qtbot.waitUntil(label.hasFocus, timeout=SIGNAL_TIMEOUT_MS)
+    assert label.selectedText() == "12450.50"  # the link has the focus (the only one here)
     qtbot.keyClick(label, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: bool(viewers(window)), timeout=SIGNAL_TIMEOUT_MS)
     [viewer] = viewers(window)
@@ -147,7 +149,7 @@ def test_clicking_a_figure_opens_the_image_with_its_line_flashed(
         ),
         timeout=SIGNAL_TIMEOUT_MS,
     )
-    viewer = click_link(qtbot, reopened, linked_label(answer_card(reopened)))
+    viewer = click_link(qtbot, reopened, linked_label(answer_card(reopened)), backwards=True)
     assert viewer.marks == Marks((), (total,), total)
 
 

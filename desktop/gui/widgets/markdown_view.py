@@ -217,7 +217,7 @@ class ProseLabel(QLabel):
         super().focusInEvent(event)
         reason = event.reason()
         if reason in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason):
-            # Qt selects no link on the way in: the next Tab would only reach the first.
+            # Qt selects no link on the way in: Enter would open nothing until a second Tab.
             self.focusNextPrevChild(reason == Qt.FocusReason.TabFocusReason)
 
 
