@@ -26,6 +26,10 @@ SIMILAR = 0.85  # share of a phrase's characters found in order in a line: its w
 MAX_PHRASES = 400  # an answer's phrases looked up (a long answer's first ones)
 _SPACE_GROUPS = re.compile(r"(?<=\d)[ \u00a0\u202f\u2009](?=\d{3}(?!\d))")
 _NUMBER = re.compile(r"[$€£¥]?\d(?:[\d,.'’]*\d)?%?")
+# A number as the answer writes it, digit groups maybe apart ("12 450.50"): what a link covers.
+_WRITTEN_NUMBER = re.compile(
+    r"[$€£¥]?\d(?:(?:[\d,.'’]|[ \u00a0\u202f\u2009](?=\d{3}(?!\d)))*\d)?%?"
+)
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|“([^”\n]{3,200})”|`([^`\n]{3,200})`")
 _NAME = re.compile(r"(?<![\w.])[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)+|(?<=[a-z,;:] )[A-Z][\w-]{4,}")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
@@ -90,6 +94,32 @@ def find_evidence(answer: str, results: Sequence[OcrResult]) -> Evidence:
         for key, quotes in sorted(found.items())
     )
     return Evidence(evidence, tuple(dict.fromkeys(not_found)))
+
+
+@dataclass(frozen=True)
+class EvidenceLink:
+    """Words of the answer, as written, that one evidence line holds."""
+
+    text: str  # a figure or quoted phrase or name exactly as it is in the answer
+    line: int  # index into Evidence.lines: the first line that holds it
+
+
+def evidence_links(answer: str, evidence: Evidence) -> tuple[EvidenceLink, ...]:
+    """The answer's figures, quoted phrases and names that an evidence line holds, as
+    written (a figure found nowhere, or the answer's own lines matched whole, are not)."""
+    held: dict[str, int] = {}
+    for index, line in enumerate(evidence.lines):
+        for quote in line.quotes:
+            held.setdefault(quote, index)
+    written = [(m.group().rstrip(".,"), False) for m in _WRITTEN_NUMBER.finditer(answer)]
+    written += [(next(g for g in m.groups() if g), True) for m in _QUOTED.finditer(answer)]
+    written += [(m.group(), True) for m in _NAME.finditer(answer)]
+    links: dict[str, int] = {}
+    for text, phrase in written:
+        key = normalise(text) if phrase else _SPACE_GROUPS.sub("", text)
+        if key in held and text not in links:
+            links[text] = held[key]
+    return tuple(EvidenceLink(text, line) for text, line in links.items())
 
 
 def figures(answer: str) -> list[str]:

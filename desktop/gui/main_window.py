@@ -48,8 +48,9 @@ from desktop.gui.theme import apply_theme, current_theme
 from desktop.gui.widgets.basics import release_after_menu
 from desktop.gui.widgets.drop import DropHandler
 from desktop.gui.widgets.icons import app_icon, line_icon
-from desktop.gui.widgets.image_viewer import ImageViewer
+from desktop.gui.widgets.image_viewer import ImageViewer, open_viewer
 from desktop.gui.widgets.messages import ChatActions
+from desktop.gui.widgets.outlines import Marks
 from desktop.gui.widgets.sidebar import Sidebar
 from desktop.gui.widgets.status import StatusBar
 from desktop.gui.workers.engine_worker import EngineController
@@ -173,6 +174,7 @@ class MainWindow(QMainWindow):
         self.ocr.model_offered.connect(self.models.offer)
         self.composer.view_requested.connect(self.view_image)
         self.actions_hub.view_image.connect(self.view_image)
+        self.actions_hub.view_marked.connect(self.view_image)
         self.actions_hub.told.connect(lambda text: self.status.showMessage(text, 4000))
         self.sidebar.conversation_selected.connect(self.open_conversation)
         self.sidebar.deleted.connect(self._on_deleted)
@@ -261,11 +263,16 @@ class MainWindow(QMainWindow):
     def open_files(self, paths: list) -> None:
         self.attaching.open_files(paths)
 
-    @Slot(object)
-    def view_image(self, ref: ImageRef) -> None:
-        viewer = ImageViewer(ref, self)
-        viewer.extract_requested.connect(lambda ref: self.extraction.extract_text([ref]))
+    def view_image(self, ref: ImageRef, marks: Marks | None = None) -> None:
+        """Opens the image large with `marks` outlined (or raises its viewer, if open)."""
+        viewer = open_viewer(self, ref)
+        if viewer is None:
+            viewer = ImageViewer(ref, self)
+            viewer.extract_requested.connect(lambda ref: self.extraction.extract_text([ref]))
+        viewer.show_marks(marks or Marks())
         viewer.show()
+        viewer.raise_()
+        viewer.activateWindow()
 
     # --- settings, theme, window state -----------------------------------------------------
 

@@ -3,7 +3,7 @@ fuzzily, and only figures that look copied from the image are checked."""
 
 from __future__ import annotations
 
-from desktop.core.evidence import figures, find_evidence, normalise, similar
+from desktop.core.evidence import evidence_links, figures, find_evidence, normalise, similar
 from desktop.core.ocr.models import OcrLine, OcrResult
 
 
@@ -45,3 +45,15 @@ def test_phrases_match_through_case_spacing_punctuation_and_a_misread_letter():
     found = find_evidence('Billed to "Acme Widgets GmbH" as agreed.', [ocr])
     assert [line.text for line in found.lines] == ["Customer: Acme Widgets GmbH"]
     assert found.to_dict()["lines"][0]["box"] == [10, 30, 400, 50]
+
+
+def test_links_name_the_answers_words_as_written_with_the_line_that_holds_them():
+    """What the app makes clickable: a found figure as the answer writes it (digit groups
+    apart too), a quoted phrase and a name; a figure found nowhere is no link."""
+    ocr = page("Invoice 4471", "Customer: Acme Widgets GmbH", "Total due 12,450.50")
+    answer = 'Acme Widgets owes 12 450.50 on "invoice 4471"; tax 7,777.00.'
+    found = find_evidence(answer, [ocr])
+    links = {link.text: found.lines[link.line].line for link in evidence_links(answer, found)}
+    assert links == {"12 450.50": 2, "invoice 4471": 0, "Acme Widgets": 1, "4471": 0}
+    assert all(text in answer for text in links) and found.not_found == ("7,777.00",)
+    assert evidence_links(answer, find_evidence(answer, [page("Nothing here")])) == ()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.widgets.outlines import EVIDENCE_COLOUR, REGION_COLOUR, Corners, outlined
+from desktop.gui.widgets.outlines import Corners, Marks, outlined
 from desktop.gui.widgets.thumbnails import thumbnail
 
 COPIED_FEEDBACK_MS = 1200
@@ -214,9 +214,12 @@ class Thumbnail(QFrame):
         self.evidence = lines
         self._outline()
 
+    def marks(self) -> Marks:
+        """What it outlines, for the image viewer to outline too."""
+        return Marks(tuple(region.corners for region in self.regions), self.evidence)
+
     def _outline(self) -> None:
-        regions = tuple(region.corners for region in self.regions)
-        layers = [(regions, REGION_COLOUR), (self.evidence, EVIDENCE_COLOUR)]
+        layers = self.marks().layers()
         self.picture.setPixmap(outlined(thumbnail(self.ref, self._edge), self.ref.size[0], layers))
 
     def sizeHint(self) -> QSize:

@@ -14,6 +14,7 @@ from desktop.core.conversation.transcript import Entry, Transcript
 from desktop.core.history import Role
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import Thumbnail, text_label
+from desktop.gui.widgets.evidence_links import link_evidence
 from desktop.gui.widgets.history_view import entry_widget
 from desktop.gui.widgets.icons import app_icon
 from desktop.gui.widgets.messages import (
@@ -23,6 +24,7 @@ from desktop.gui.widgets.messages import (
     NoteMessage,
     UserMessage,
 )
+from desktop.gui.widgets.outlines import Corners
 
 if TYPE_CHECKING:  # the OCR package is not loaded at start
     from desktop.core.evidence import Evidence
@@ -156,14 +158,22 @@ class ChatView(QScrollArea):
             widget.set_context(entry.prompt, entry.asked.label)
 
     def show_evidence(self, question_id: int, answer_id: int, evidence: Evidence) -> None:
-        """Outlines the lines the answer quotes on its question's thumbnails, and names on
-        the answer's card its figures that are not on the images."""
+        """Outlines the lines the answer quotes on its question's thumbnails, names on the
+        answer's card its figures that are not on the images, and makes its words that the
+        images hold links to them (widgets/evidence_links.py)."""
         question, answer = self.widget_for(question_id), self.widget_for(answer_id)
+        images: list[ImageRef] = []
+        regions: list[tuple[Corners, ...]] = []
         if isinstance(question, UserMessage):
+            images = question.images
+            regions = [() for _image in images]
             for thumb in question.findChildren(Thumbnail):
                 index = next((i for i, r in enumerate(question.images) if r is thumb.ref), -1)
                 thumb.show_evidence(tuple(e.box for e in evidence.lines if e.image == index))
+                if index >= 0:
+                    regions[index] = thumb.marks().regions
         if isinstance(answer, AssistantMessage):
+            link_evidence(answer.view, answer.text(), evidence, images, regions, self._actions)
             for old in answer.findChildren(QLabel):
                 if old.accessibleName() == EVIDENCE_NOTE:
                     answer.body.removeWidget(old)

@@ -9,11 +9,20 @@ block up to the end.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QFontMetrics, QResizeEvent, QTextDocument
+from PySide6.QtCore import QRegularExpression, Qt, Signal
+from PySide6.QtGui import (
+    QFocusEvent,
+    QFontDatabase,
+    QFontMetrics,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -34,6 +43,14 @@ _TEXT_NODE = re.compile(r">([^<]+)<")
 _LONG_RUN = re.compile(r"[^\s&;]{30}(?=[^\s&;])")
 _ZWSP = "\u200b"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
+
+
+@dataclass(frozen=True)
+class TextLink:
+    """Words of the rendered text made a link to `href` wherever they stand on their own."""
+
+    text: str
+    href: str
 
 
 @dataclass(frozen=True)
@@ -121,10 +138,12 @@ class CodeBlock(QFrame):
         return self.editor.toPlainText()
 
 
-def markdown_to_html(text: str) -> str:
-    """Qt's own Markdown parser, with tables restyled: its default is a heavy black grid."""
+def markdown_to_html(text: str, links: Sequence[TextLink] = ()) -> str:
+    """Qt's own Markdown parser, with tables restyled: its default is a heavy black grid;
+    `links`' words made anchors in the rendered text (the Markdown is not touched)."""
     document = QTextDocument()
     document.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+    add_links(document, links)
     html = document.toHtml()
     grid = current_theme().grid
     html = _BODY.sub(
@@ -141,24 +160,72 @@ def markdown_to_html(text: str) -> str:
     )
 
 
+def add_links(document: QTextDocument, links: Sequence[TextLink]) -> None:
+    """Makes each link's words an anchor where they stand apart from other word characters
+    (not "4471" in "144712"), longest first, never inside another link."""
+    taken: list[tuple[int, int]] = []
+    for link in sorted(links, key=lambda link: -len(link.text)):
+        pattern = QRegularExpression(rf"(?<!\w){re.escape(link.text)}(?!\w|[.,]\d)")
+        cursor = document.find(pattern, 0)
+        while not cursor.isNull():
+            start, end = cursor.selectionStart(), cursor.selectionEnd()
+            if not _in_anchor(document, start, end) and all(
+                end <= low or start >= high for low, high in taken
+            ):
+                anchor = QTextCharFormat()
+                anchor.setAnchor(True)
+                anchor.setAnchorHref(link.href)
+                cursor.mergeCharFormat(anchor)
+                taken.append((start, end))
+            cursor = document.find(pattern, cursor)
+
+
+def _in_anchor(document: QTextDocument, start: int, end: int) -> bool:
+    probe = QTextCursor(document)
+    for position in range(start + 1, end + 1):  # a cursor's format: the character before it
+        probe.setPosition(position)
+        if probe.charFormat().isAnchor():
+            return True
+    return False
+
+
 def _break_after(match: re.Match) -> str:
     return match.group(0) + _ZWSP
 
 
-def _prose_label() -> QLabel:
-    label = QLabel()
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(
-        Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
-    )
-    label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-    return label
+class ProseLabel(QLabel):
+    """Rich text; Tab into it stops on its first link (Shift+Tab: its last), then on each
+    link in turn, and Enter opens the one with the focus (once it has links to reach)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self.reach_links_by_keyboard(False)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    def reach_links_by_keyboard(self, reach: bool) -> None:
+        """Tab stops here (it takes the focus) only when it has links of `set_links`."""
+        flags = Qt.TextInteractionFlag
+        wanted = flags.TextSelectableByMouse | flags.LinksAccessibleByMouse
+        if reach:
+            wanted |= flags.LinksAccessibleByKeyboard
+        if self.textInteractionFlags() != wanted:
+            self.setTextInteractionFlags(wanted)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        reason = event.reason()
+        if reason in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason):
+            # Qt selects no link on the way in: Enter would open nothing until a second Tab.
+            self.focusNextPrevChild(reason == Qt.FocusReason.TabFocusReason)
 
 
 class MarkdownView(QWidget):
     """Re-rendered from the whole text on each update; widgets are reused by position so a
     streaming answer does not flicker."""
+
+    link_activated = Signal(str)  # a link of `set_links` clicked (or Enter on it): its href
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -166,14 +233,29 @@ class MarkdownView(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(8)
         self._parts: list[tuple[str, QWidget]] = []
+        self._links: tuple[TextLink, ...] = ()
+        self._tooltip = ""
+        self._text = ""
+
+    def set_links(self, links: Sequence[TextLink], tooltip: str = "") -> None:
+        """Makes `links`' words anchors in the prose (code blocks keep their text as it is),
+        reachable with Tab; `tooltip` is shown over them."""
+        self._links, self._tooltip = tuple(links), tooltip
+        for _kind, widget in self._parts:
+            widget.setProperty("markdown", None)  # rendered again, with the links
+        self.set_markdown(self._text)
+
+    def links(self) -> tuple[TextLink, ...]:
+        return self._links
 
     def set_markdown(self, text: str) -> None:
+        self._text = text
         blocks = split_blocks(text)
         for index, block in enumerate(blocks):
             if index < len(self._parts) and self._parts[index][0] != block.kind:
                 self._drop_from(index)
             if index >= len(self._parts):
-                part = CodeBlock() if block.kind == "code" else _prose_label()
+                part = CodeBlock() if block.kind == "code" else self._prose_label()
                 self._layout.addWidget(part)
                 self._parts.append((block.kind, part))
             widget = self._parts[index][1]
@@ -181,8 +263,25 @@ class MarkdownView(QWidget):
                 widget.set_block(block)
             elif isinstance(widget, QLabel) and widget.property("markdown") != block.text:
                 widget.setProperty("markdown", block.text)
-                widget.setText(markdown_to_html(block.text))
+                widget.setText(markdown_to_html(block.text, self._links))
+                linked = any(f'href="{link.href}"' in widget.text() for link in self._links)
+                if isinstance(widget, ProseLabel):
+                    widget.reach_links_by_keyboard(linked)
         self._drop_from(len(blocks))
+
+    def _prose_label(self) -> ProseLabel:
+        label = ProseLabel()
+        label.linkActivated.connect(self._on_link)
+        # A link's own tooltip (its title) is not shown by a QLabel: the label's, over it.
+        label.linkHovered.connect(lambda href: label.setToolTip(self._tooltip_for(href)))
+        return label
+
+    def _tooltip_for(self, href: str) -> str:
+        return self._tooltip if any(link.href == href for link in self._links) else ""
+
+    def _on_link(self, href: str) -> None:
+        if any(link.href == href for link in self._links):
+            self.link_activated.emit(href)
 
     def code_blocks(self) -> list[CodeBlock]:
         return [w for kind, w in self._parts if isinstance(w, CodeBlock)]

@@ -53,6 +53,7 @@ class ChatActions(QObject):
     """What message widgets ask the window to do."""
 
     view_image = Signal(object)  # ImageRef
+    view_marked = Signal(object, object)  # ImageRef, Marks: its outlines and a line to flash
     extract_text = Signal(object)  # [ImageRef]: fast OCR
     refine = Signal(object)  # ImageRef: the VLM's Markdown preset
     save_text = Signal(int)  # an extraction's entry id: its text, tables or searchable PDF
@@ -121,17 +122,17 @@ class MessageWidget(QWidget):
         flow = FlowLayout(holder, spacing=6)
         for ref in refs:
             thumb = Thumbnail(ref, edge)
-            thumb.clicked.connect(actions.view_image)
+            thumb.clicked.connect(lambda ref, t=thumb: actions.view_marked.emit(ref, t.marks()))
             add_image_actions(thumb, ref, actions)
             flow.addWidget(thumb)
         self.body.addWidget(holder)
         return holder
 
 
-def add_image_actions(widget: QWidget, ref: ImageRef, actions: ChatActions) -> None:
+def add_image_actions(widget: Thumbnail, ref: ImageRef, actions: ChatActions) -> None:
     """The context menu every image in the chat has."""
     for label, emit in (
-        ("View", lambda: actions.view_image.emit(ref)),
+        ("View", lambda: actions.view_marked.emit(ref, widget.marks())),
         ("Extract text", lambda: actions.extract_text.emit([ref])),
         ("Refine with AI (Markdown)", lambda: actions.refine.emit(ref)),
     ):

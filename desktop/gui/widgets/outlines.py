@@ -4,6 +4,7 @@ the image that its answer quotes (its evidence)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
@@ -12,6 +13,20 @@ Corners = tuple[int, int, int, int]  # left, top, right, bottom in the image's p
 
 REGION_COLOUR = QColor(255, 64, 129)  # a magenta that stands out on light and dark pages
 EVIDENCE_COLOUR = QColor(0, 170, 90)  # green: "found here", apart from the regions' magenta
+FLASH_COLOUR = QColor(255, 196, 0)  # amber: the line a click in the answer points at
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What the image viewer outlines on an image: its question's regions, the lines the
+    answer quotes, and the one line to flash (a figure of the answer clicked)."""
+
+    regions: tuple[Corners, ...] = ()
+    evidence: tuple[Corners, ...] = ()
+    flash: Corners | None = None
+
+    def layers(self) -> list[tuple[Sequence[Corners], QColor]]:
+        return [(self.regions, REGION_COLOUR), (self.evidence, EVIDENCE_COLOUR)]
 
 
 def draw_boxes(painter: QPainter, boxes: Sequence[Corners], scale: float, colour: QColor) -> None:
