@@ -21,19 +21,19 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop.core.legibility import TextSize, line_heights, text_size
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.legibility_bar import LegibilityBar
 from desktop.gui.workers.engine_worker import EngineController
 from desktop.gui.workers.line_reader import LineReader, LinesRead
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine's and the OCR's modules load once a read arrives (a fast start)
     from desktop.core.engine.vision import VisionSpec
+    from desktop.core.legibility import TextSize
     from desktop.core.ocr import OcrEngine
     from desktop.core.ocr.models import OcrResult
 
-_Checked = tuple[ImageRef, TextSize]
+    _Checked = tuple[ImageRef, TextSize]
 
 
 class LegibilityFlow(QObject):
@@ -130,6 +130,8 @@ class LegibilityFlow(QObject):
     def _checked(self, budget: VisionSpec, images: Sequence[ImageRef]) -> list[_Checked]:
         """The text size of each read image under `budget`; of its regions instead when
         boxes are drawn on it (the model reads their crops)."""
+        from desktop.core.legibility import line_heights, text_size
+
         found: list[_Checked] = []
         for ref in images:
             result = self._reads.get(ref.digest)
