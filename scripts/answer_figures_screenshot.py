@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,41 +23,25 @@ sys.path[:0] = [str(ROOT / d) for d in ("", "tests/support", "bench", "scripts")
 
 
 def main(model_dir: Path, out: Path) -> int:
-    from chat_features_screenshots import ask, settle
+    from chat_features_screenshots import ask, grab, open_window, settle
     from ocr_styles_documents import make_invoice
 
-    from desktop.gui.app import create_app
-
-    work = Path(tempfile.mkdtemp(prefix="desklens-shots-"))
-    app, window = create_app(data_dir=work / "data", model_dir=model_dir)
-    window.move(0, 0)
-    window.resize(1100, 720)
-    window.show()
-    while not window.model_loaded:
-        settle(200)
+    app, window = open_window(model_dir)
     window.apply_settings(replace(window.settings, max_new_tokens=16))
     invoice = make_invoice(random.Random(4), "invoice").image
     ask(window, "What is the total of this invoice?", [(invoice, "invoice.png")])
     settle(500)
 
-    def shoot(name: str, width: int, height: int) -> None:
-        settle()
-        target = out / f"{name}.png"
-        screen = window.screen()  # the X screen as drawn, window frame and all
-        screen.grabWindow(0, 0, 0, width, height).save(str(target))
-        print(f"wrote {target}")
-
-    shoot("answer-figures", 1100, 720)
+    grab(window, out / "answer-figures.png")
     window.apply_settings(replace(window.settings, theme="dark"))
     window.resize(800, 600)
-    shoot("answer-figures-dark-800", 800, 600)
+    grab(window, out / "answer-figures-dark-800.png", 800, 600)
     window.close()
     app.quit()
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        raise SystemExit(__doc__)
-    target = Path(sys.argv[2]) if len(sys.argv) == 3 else ROOT / "docs" / "screenshots"
-    raise SystemExit(main(Path(sys.argv[1]), target))
+    from chat_features_screenshots import run_script
+
+    run_script(main, __doc__ or "")

@@ -64,6 +64,38 @@ def ask(window, question: str, images=()) -> None:
     wait_for(window.asking.answer_shown)
 
 
+def open_window(model_dir: Path, size: tuple[int, int] = (1100, 720), before=None):
+    """The app on an empty data folder, shown at the screen's top left at `size`, once its
+    model is loaded; `before(data_dir)` runs first (settings to start with)."""
+    from desktop.gui.app import create_app
+
+    data = Path(tempfile.mkdtemp(prefix="desklens-shots-")) / "data"
+    if before is not None:
+        before(data)
+    app, window = create_app(data_dir=data, model_dir=model_dir)
+    window.move(0, 0)
+    window.resize(*size)
+    window.show()
+    while not window.model_loaded:
+        settle(200)
+    return app, window
+
+
+def grab(window, target: Path, width: int = 1100, height: int = 720) -> None:
+    """The X screen's top left as drawn (window frame, dialogs over it and all)."""
+    settle()
+    window.screen().grabWindow(0, 0, 0, width, height).save(str(target))
+    print(f"wrote {target}")
+
+
+def run_script(main, doc: str) -> None:
+    """`script MODEL_DIR [OUT]`: OUT defaults to docs/screenshots."""
+    if len(sys.argv) not in (2, 3):
+        raise SystemExit(doc)
+    target = Path(sys.argv[2]) if len(sys.argv) == 3 else SHOTS
+    raise SystemExit(main(Path(sys.argv[1]), target))
+
+
 def main(model_dir: Path) -> int:
     from ocr_styles_documents import make_invoice
     from PySide6.QtCore import QPoint, QTimer

@@ -13,7 +13,6 @@ MODEL_DIR is a converted model (the tests' tiny INT8 one will do: nothing is ask
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,22 +25,17 @@ LINES = [
 
 
 def main(model_dir: Path, out: Path) -> int:
-    from chat_features_screenshots import settle
+    from chat_features_screenshots import grab, open_window, settle
 
     from desktop.core.images import load_image
     from desktop.core.ocr.rendered_pages import render_lines
-    from desktop.gui.app import create_app
     from desktop.gui.image_ref import ImageRef
     from desktop.gui.settings import AppSettings, SettingsStore
 
-    work = Path(tempfile.mkdtemp(prefix="desklens-shots-"))
-    SettingsStore(work / "data").save(AppSettings(max_visual_tokens=256, prepare_ahead=False))
-    app, window = create_app(data_dir=work / "data", model_dir=model_dir)
-    window.move(0, 0)
-    window.resize(1100, 720)
-    window.show()
-    while not window.model_loaded:
-        settle(200)
+    def lowest_detail(data: Path) -> None:
+        SettingsStore(data).save(AppSettings(max_visual_tokens=256, prepare_ahead=False))
+
+    app, window = open_window(model_dir, before=lowest_detail)
     page = render_lines(LINES, size=12, width=1920, height=1080)
     window.composer.add_images([ImageRef.of(load_image(page, name="statement.png"))])
     window.composer.editor.setPlainText("What did I pay ACME on the 17th?")
@@ -52,16 +46,13 @@ def main(model_dir: Path, out: Path) -> int:
         raise SystemExit("no warning: the text was read as readable")
     print("warning:", bar.text())
     settle(500)
-    shot = out / "legibility-warning.png"
-    window.screen().grabWindow(0, 0, 0, 1100, 720).save(str(shot))
-    print(f"wrote {shot}")
+    grab(window, out / "legibility-warning.png")
     window.close()
     app.quit()
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        raise SystemExit(__doc__)
-    target = Path(sys.argv[2]) if len(sys.argv) == 3 else ROOT / "docs" / "screenshots"
-    raise SystemExit(main(Path(sys.argv[1]), target))
+    from chat_features_screenshots import run_script
+
+    run_script(main, __doc__ or "")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,21 +34,14 @@ def xdrag(start: tuple[int, int], end: tuple[int, int]) -> None:
 
 
 def main(model_dir: Path, out: Path) -> int:
-    from chat_features_screenshots import ask, settle
+    from chat_features_screenshots import ask, grab, open_window, settle
     from ocr_styles_documents import make_invoice
     from PySide6.QtCore import QPoint
 
     from desktop.core.images import load_image
-    from desktop.gui.app import create_app
     from desktop.gui.image_ref import ImageRef
 
-    work = Path(tempfile.mkdtemp(prefix="desklens-shots-"))
-    app, window = create_app(data_dir=work / "data", model_dir=model_dir)
-    window.move(0, 0)
-    window.resize(1100, 720)
-    window.show()
-    while not window.model_loaded:
-        settle(200)
+    app, window = open_window(model_dir)
     window.apply_settings(replace(window.settings, max_new_tokens=16))
     invoice = make_invoice(random.Random(4), "invoice").image
     ref = ImageRef.of(load_image(invoice, name="invoice.png"))
@@ -76,16 +68,13 @@ def main(model_dir: Path, out: Path) -> int:
     dialog.accept()
     ask(window, "What do the marked regions say?")
     settle(500)
-    question = out / "region-question.png"
-    window.screen().grabWindow(0, 0, 0, 1100, 720).save(str(question))
-    print(f"wrote {question}")
+    grab(window, out / "region-question.png")
     window.close()
     app.quit()
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        raise SystemExit(__doc__)
-    target = Path(sys.argv[2]) if len(sys.argv) == 3 else ROOT / "docs" / "screenshots"
-    raise SystemExit(main(Path(sys.argv[1]), target))
+    from chat_features_screenshots import run_script
+
+    run_script(main, __doc__ or "")

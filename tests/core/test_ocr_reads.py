@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PIL import ImageOps
+from test_conversation_service import RecordingEngine
 
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, Ground
@@ -44,20 +45,6 @@ class CountingOcr:
     def extract(self, image):
         self.calls += 1
         return self.engine.extract(image)
-
-
-class RecordingEngine:
-    """The tiny engine, recording the drafting hints each ask gets."""
-
-    def __init__(self, engine) -> None:
-        self.engine, self.hints = engine, []
-
-    def __getattr__(self, name):
-        return getattr(self.engine, name)
-
-    def ask(self, conversation, question, images, settings, on_text=None, hints=()):
-        self.hints.append(list(hints))
-        return self.engine.ask(conversation, question, images, settings, on_text, hints)
 
 
 def test_a_picture_read_once_grounds_and_drafts_later_questions_without_the_ocr(

@@ -106,22 +106,27 @@ def test_without_an_extraction_nothing_is_looked_up(qtbot, launch, tiny_ir, monk
     assert question_thumbnail(window).evidence == () and notes(window) == []
 
 
-def test_a_grounded_question_shows_the_evidence_of_the_ocr_it_was_grounded_in(
-    qtbot, launch, tiny_ir, monkeypatch
-):
-    """No Extract text: "Use the extracted text" makes the service read the picture, and the
-    answer's evidence is looked up in that read (AskResult.reads), not in a second OCR run."""
+def send_grounded(qtbot, window, picture):
+    """Asks about `picture` with "Use the extracted text" ticked; the AskResult."""
     from PySide6.QtCore import Qt
 
-    fixed_answer(monkeypatch, ANSWER)
-    window = launch(model_dir=tiny_ir)
-    picture = page()
     window.composer.add_images([ImageRef.of(load_image(picture))])
     window.composer.ground_check.setChecked(True)
     window.composer.editor.setPlainText("What is the total?")
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
         qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
-    result = blocker.args[0]
+    return blocker.args[0]
+
+
+def test_a_grounded_question_shows_the_evidence_of_the_ocr_it_was_grounded_in(
+    qtbot, launch, tiny_ir, monkeypatch
+):
+    """No Extract text: "Use the extracted text" makes the service read the picture, and the
+    answer's evidence is looked up in that read (AskResult.reads), not in a second OCR run."""
+    fixed_answer(monkeypatch, ANSWER)
+    window = launch(model_dir=tiny_ir)
+    picture = page()
+    result = send_grounded(qtbot, window, picture)
     assert result.request.grounded and "12,450.50" in result.prompt
     [read] = result.reads
     [total] = [line.box for line in read.lines if "12,450.50" in line.text]
@@ -136,8 +141,6 @@ def test_the_chats_extraction_grounds_a_question_without_reading_the_picture_aga
 ):
     """Issue 37: each picture is read once: a grounded question after Extract text is handed
     the extraction (`known_reads`) and the service's OCR engine is never asked."""
-    from PySide6.QtCore import Qt
-
     from desktop.core.ocr import OcrEngine
 
     fixed_answer(monkeypatch, ANSWER)
@@ -153,12 +156,7 @@ def test_the_chats_extraction_grounds_a_question_without_reading_the_picture_aga
     monkeypatch.setattr(
         OcrEngine, "extract", lambda self, *a, **k: extracts.append(1) or original(self, *a, **k)
     )
-    window.composer.add_images([ImageRef.of(load_image(picture))])
-    window.composer.ground_check.setChecked(True)
-    window.composer.editor.setPlainText("What is the total?")
-    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
-        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
-    result = blocker.args[0]
+    result = send_grounded(qtbot, window, picture)
     assert [read.digest for read in result.request.known_reads] == [load_image(picture).digest]
     assert result.request.grounded and "12,450.50" in result.prompt
     assert extracts == []  # the service grounded from the extraction
