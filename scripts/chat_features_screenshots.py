@@ -7,14 +7,13 @@ Export menu, My prompts, "Use the extracted text" and "Read with AI".
 
 MODEL_DIR is a converted model (the tests' tiny INT8 one: its answers are gibberish, so the
 answers in the pictures are short and meaningless; the widgets and the flow are the app's).
-The app runs in this process on an empty data folder; the screen is captured with
-ImageMagick's `import`, so menus and dialogs over the window are in the picture.
+The app runs in this process on an empty data folder; the X screen is captured whole, so menus
+and dialogs over the window are in the picture.
 """
 
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
 import tempfile
 from dataclasses import replace
@@ -38,9 +37,12 @@ def settle(ms: int = 300) -> None:
 
 
 def shoot(name: str) -> None:
+    """The X screen's top 1280x800 (menus and dialogs over the window are in it)."""
+    from PySide6.QtWidgets import QApplication
+
     settle()
-    command = ["import", "-window", "root", "-crop", "1280x800+0+0", str(SHOTS / f"{name}.png")]
-    subprocess.run(command, check=True)
+    screen = QApplication.primaryScreen()
+    screen.grabWindow(0, 0, 0, 1280, 800).save(str(SHOTS / f"{name}.png"))
     print(f"wrote {SHOTS / name}.png")
 
 
@@ -127,7 +129,7 @@ def main(model_dir: Path) -> int:
     ask(window, "And when is it due?")
 
     first = next(m for m in window.chat.messages() if isinstance(m, UserMessage))
-    window.rewinding.edit(first)
+    window.rewinding.edit(first.entry_id)
     window.composer.editor.setPlainText("What is the total, tax included?")
     shoot("edit-and-resend")
     window.rewinding.cancel_edit()
