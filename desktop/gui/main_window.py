@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
             parts, self.engine, self.ocr.ocr_engine, self.page.legibility_bar, self
         )
         self.asking.image_detail = self.legibility.detail_for
+        self.asking.image_reads = self.legibility.known_reads
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(parts, self.engine, self.ocr, self.asking.next_settings, self)
         self.legibility.detail_changed.connect(self.preparing.update)

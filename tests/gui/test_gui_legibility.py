@@ -158,3 +158,25 @@ def test_a_picture_the_chat_extracted_is_judged_from_its_extraction(qtbot, windo
     attach_and_read(qtbot, window, page(10))  # the same picture, attached anew
     assert SENTENCE.fullmatch(window.page.legibility_bar.text())
     assert reads == []  # not read again
+
+
+def test_the_guards_read_grounds_the_question_without_reading_the_picture_again(
+    qtbot, window, monkeypatch
+):
+    """Its own remedy, "Use the extracted text", takes the guard's read of the picture: the
+    service is handed it (`known_reads`) and the fast OCR does not read the picture twice."""
+    from desktop.core.ocr import OcrEngine
+
+    ref = page(10)
+    attach_and_read(qtbot, window, ref)
+    extracts = []
+    original = OcrEngine.extract
+    monkeypatch.setattr(
+        OcrEngine, "extract", lambda self, *a, **k: extracts.append(1) or original(self, *a, **k)
+    )
+    qtbot.mouseClick(window.page.legibility_bar.ground_button, Qt.MouseButton.LeftButton)
+    result = send(qtbot, window, "What was paid on line 3?")
+    assert [read.digest for read in result.request.known_reads] == [ref.digest]
+    assert result.request.grounded and "Acme Widgets" in result.prompt
+    assert extracts == []  # grounded from the guard's read
+    assert result.reads[0] is not None and result.reads[0].lines

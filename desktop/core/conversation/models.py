@@ -100,12 +100,12 @@ Context: TypeAlias = NoContext | Ground | GroundTexts
 
 @dataclass(frozen=True)
 class KnownRead:
-    """A fast-OCR read the caller has already (the app's "Extract text", as stored: the
-    result's JSON), of the picture `digest`: the service grounds and drafts from it instead of
-    reading the picture again."""
+    """A fast-OCR read the caller has already, of the picture `digest`: the result (the app's
+    readability guard read it) or its stored JSON (the app's "Extract text"). The service
+    grounds and drafts from it instead of reading the picture again."""
 
     digest: str
-    ocr_json: str
+    read: OcrResult | str
 
 
 @dataclass(frozen=True, eq=False)

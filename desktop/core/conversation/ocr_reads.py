@@ -39,19 +39,20 @@ class OcrReads:
             results.append(result)
         return results
 
-    def add(self, digest: str, ocr_json: str) -> None:
-        """A read the caller has already (the stored JSON of an extraction); JSON that is not
-        an OCR result's is left out (the picture is read again if it is needed)."""
+    def add(self, digest: str, read: OcrResult | str) -> None:
+        """A read the caller has already (a result, or an extraction's stored JSON); JSON that
+        is not an OCR result's is left out (the picture is read again if it is needed)."""
         if digest in self._results:
             self._results.move_to_end(digest)
             return
-        from desktop.core.ocr.stored import result_from_dict
+        if isinstance(read, str):
+            from desktop.core.ocr.stored import result_from_dict
 
-        try:
-            result = result_from_dict(as_object(loads(ocr_json), "The extraction"))
-        except (ValueError, TypeError):
-            return
-        self._keep(digest, result)
+            try:
+                read = result_from_dict(as_object(loads(read), "The extraction"))
+            except (ValueError, TypeError):
+                return
+        self._keep(digest, read)
 
     def of(self, images: Sequence[LoadedImage]) -> tuple[OcrResult | None, ...]:
         """Each image's result if it has been read (None where not), in order."""

@@ -131,7 +131,7 @@ class ConversationService:
             failed = Answer("", "error", error=str(exc), error_kind=ErrorKind.IMAGE)
             return AskResult(request, failed, request.question)
         for known in request.known_reads:  # read by the caller: not read again here
-            self._ocr_reads.add(known.digest, known.ocr_json)
+            self._ocr_reads.add(known.digest, known.read)
         composed = self._compose(request, images, asked_about.note)
         prompt = composed.prompt
         saving = _Saving(None)

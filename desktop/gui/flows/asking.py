@@ -15,7 +15,14 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.chat import ErrorKind, GenerationSettings
-from desktop.core.conversation import AskRequest, AskResult, Ground, NoContext, StoredChat
+from desktop.core.conversation import (
+    AskRequest,
+    AskResult,
+    Ground,
+    KnownRead,
+    NoContext,
+    StoredChat,
+)
 from desktop.core.conversation.transcript import Edit, Entry, EntryState, Means
 from desktop.core.history import AskedWith, Role
 from desktop.core.presets import Preset
@@ -66,8 +73,10 @@ class AskFlow(QObject):
         self.editing: int | None = None  # Send replaces this question's entry (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/flows/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
-        # The readability guard's "More detail" for these images (flows/legibility_check.py).
+        # The readability guard's "More detail" for these images, and its reads of them
+        # (flows/legibility_check.py).
         self.image_detail: Callable[[Sequence[ImageRef]], int | None] = lambda _images: None
+        self.image_reads: Callable[[Sequence[ImageRef]], tuple[KnownRead, ...]] = lambda _images: ()
         engine.token.connect(self._on_token)
         engine.finished.connect(self._on_answer)
         engine.state.connect(self._on_state)
@@ -193,7 +202,7 @@ class AskFlow(QObject):
             system=system,
             preset=preset,
             regions=regions,
-            known_reads=transcript.known_reads(images),
+            known_reads=self._known_reads(images),
         )
         asked = AskedWith(settings, preset, request.grounded, bool(system), regions)
         self._show_question(request, asked)
@@ -227,6 +236,13 @@ class AskFlow(QObject):
             return
         self._question = question.id
         self._submit(request)
+
+    def _known_reads(self, images: Sequence[ImageRef]) -> tuple[KnownRead, ...]:
+        """The reads the window has of `images`: the chat's extractions, then the readability
+        guard's of the pictures not extracted; each picture is read once."""
+        extracted = self._parts.session.transcript.known_reads(images)
+        have = {read.digest for read in extracted}
+        return extracted + tuple(r for r in self.image_reads(images) if r.digest not in have)
 
     def _show_question(self, request: AskRequest, asked: AskedWith) -> None:
         transcript = self._parts.session.transcript

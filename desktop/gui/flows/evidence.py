@@ -56,7 +56,7 @@ class EvidenceFlow(QObject):
             return
         extractions: list[OcrResult | str | None] = list(reads)
         if len(extractions) != len(question.images) or not any(extractions):
-            known = {read.digest: read.ocr_json for read in transcript.known_reads(question.images)}
+            known = {read.digest: read.read for read in transcript.known_reads(question.images)}
             extractions = [known.get(image.digest) for image in question.images]
         if any(extractions):
             ticket = self.finder.submit(answer.text, extractions)

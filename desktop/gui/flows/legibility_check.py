@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from desktop.core.conversation import KnownRead
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.legibility_bar import LegibilityBar
@@ -75,6 +76,12 @@ class LegibilityFlow(QObject):
         chosen = [self._detail[ref.digest] for ref in images if ref.digest in self._detail]
         return max(chosen, default=None)
 
+    def known_reads(self, images: Sequence[ImageRef]) -> tuple[KnownRead, ...]:
+        """The reads made here of `images`, for the question about them: grounded, it is
+        put before it without the OCR reading the pictures again."""
+        reads = ((ref.digest, self._reads.get(ref.digest)) for ref in images)
+        return tuple(KnownRead(digest, result) for digest, result in reads if result is not None)
+
     @Slot()
     def update(self, *_args) -> None:
         """Reads what is not read yet, then shows or hides the warning."""
@@ -123,7 +130,7 @@ class LegibilityFlow(QObject):
         if not unread:
             return
         history = self._parts.session.transcript
-        known = {read.digest: read.ocr_json for read in history.known_reads(unread)}
+        known = {read.digest: read.read for read in history.known_reads(unread)}
         for ref in unread:  # the composer holds each picture once
             self.pending[self.reader.submit(ref, known.get(ref.digest))] = ref.digest
 

@@ -41,9 +41,9 @@ class LineReader(QObject):
         self._ocr_engine = ocr_engine
         self._tickets = itertools.count(1)
 
-    def submit(self, ref: ImageRef, known: str | None = None) -> int:
-        """Reads `ref`'s lines: from `known` (a stored extraction's JSON) when the chat has
-        one, else with the fast OCR; the ticket its result will carry."""
+    def submit(self, ref: ImageRef, known: OcrResult | str | None = None) -> int:
+        """Reads `ref`'s lines: from `known` (a stored extraction, as its JSON) when the chat
+        has one, else with the fast OCR; the ticket its result will carry."""
         ticket = next(self._tickets)
         task = _ReadTask(ticket, ref, known, self._ocr_engine, self)
         QThreadPool.globalInstance().start(task)
@@ -55,7 +55,7 @@ class _ReadTask(QRunnable):
         self,
         ticket: int,
         ref: ImageRef,
-        known: str | None,
+        known: OcrResult | str | None,
         ocr_engine: Callable[[], OcrEngine],
         relay: LineReader,
     ) -> None:
