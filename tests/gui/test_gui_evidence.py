@@ -39,6 +39,22 @@ def page():
     return render_lines(lines, size=44, width=900, height=260, top=30, ink=(0, 0, 0))
 
 
+def extract(qtbot, window, pictures) -> list[dict]:
+    """Extract text of `pictures` in the chat; their OCR lines, one list per picture."""
+    window.extraction.extract_text([ImageRef.of(load_image(p)) for p in pictures])
+    qtbot.waitUntil(
+        lambda: sum(e.role is Role.OCR for e in window.session.transcript.entries) == len(pictures),
+        timeout=SIGNAL_TIMEOUT_MS,
+    )
+    entries = [e for e in window.session.transcript.entries if e.role is Role.OCR]
+    return [json.loads(e.ocr.json)["lines"] for e in entries]
+
+
+def box_of(lines: list[dict], text: str) -> tuple[int, ...]:
+    [box] = [tuple(line["box"]) for line in lines if text in line["text"]]
+    return box
+
+
 def question_thumbnail(window) -> Thumbnail:
     [question] = [m for m in window.chat.messages() if isinstance(m, UserMessage)]
     [thumb] = question.findChildren(Thumbnail)
@@ -67,16 +83,9 @@ def test_the_quoted_line_is_outlined_and_an_invented_figure_flagged(
     data = tmp_path / "data"
     window = launch(data_dir=data, model_dir=tiny_ir)
     picture = page()
-    window.extraction.extract_text([ImageRef.of(load_image(picture))])
     transcript = window.session.transcript
-    qtbot.waitUntil(
-        lambda: any(e.role is Role.OCR for e in window.session.transcript.entries),
-        timeout=SIGNAL_TIMEOUT_MS,
-    )
-    [extraction] = [e for e in window.session.transcript.entries if e.role is Role.OCR]
-    assert extraction.ocr is not None
-    lines = json.loads(extraction.ocr.json)["lines"]
-    [total] = [tuple(line["box"]) for line in lines if "12,450.50" in line["text"]]
+    [lines] = extract(qtbot, window, [picture])
+    total = box_of(lines, "12,450.50")
 
     result = send(qtbot, window, "What is the total?", [picture])
     assert result.answer.text == ANSWER and window.session.transcript is transcript
@@ -146,11 +155,7 @@ def test_the_chats_extraction_grounds_a_question_without_reading_the_picture_aga
     fixed_answer(monkeypatch, ANSWER)
     window = launch(model_dir=tiny_ir)
     picture = page()
-    window.extraction.extract_text([ImageRef.of(load_image(picture))])
-    qtbot.waitUntil(
-        lambda: any(e.role is Role.OCR for e in window.session.transcript.entries),
-        timeout=SIGNAL_TIMEOUT_MS,
-    )
+    extract(qtbot, window, [picture])
     extracts = []
     original = OcrEngine.extract
     monkeypatch.setattr(

@@ -5,16 +5,13 @@ is fixed (the tiny model writes gibberish); the extraction is the real fast OCR.
 
 from __future__ import annotations
 
-import json
-
 from gui_support import SIGNAL_TIMEOUT_MS, send, text_image
 from PIL import Image
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QToolButton
-from test_gui_evidence import fixed_answer, page, question_thumbnail
+from test_gui_evidence import box_of, extract, fixed_answer, page, question_thumbnail
 
-from desktop.core.history import Role
 from desktop.core.images import load_image
 from desktop.core.ocr.rendered_pages import render_lines
 from desktop.core.regions import Region
@@ -30,22 +27,6 @@ ANSWER = (
     "The total due is **12450.50**; the tax is 7,777.00.\n\n"
     "```\ntotal = 12450.50  # as the page says\n```\n"
 )
-
-
-def extract(qtbot, window, pictures) -> list[dict]:
-    """Extract text of `pictures` in the chat; their OCR lines, one list per picture."""
-    window.extraction.extract_text([ImageRef.of(load_image(p)) for p in pictures])
-    qtbot.waitUntil(
-        lambda: sum(e.role is Role.OCR for e in window.session.transcript.entries) == len(pictures),
-        timeout=SIGNAL_TIMEOUT_MS,
-    )
-    entries = [e for e in window.session.transcript.entries if e.role is Role.OCR]
-    return [json.loads(e.ocr.json)["lines"] for e in entries]
-
-
-def box_of(lines: list[dict], text: str) -> tuple[int, ...]:
-    [box] = [tuple(line["box"]) for line in lines if text in line["text"]]
-    return box
 
 
 def answer_card(window) -> AssistantMessage:
