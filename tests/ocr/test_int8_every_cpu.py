@@ -12,6 +12,7 @@ never is.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,10 @@ def test_int8_reads_the_check_pages_exactly_at_every_level(level: str, built: Pa
 
 def test_every_quantized_weight_fits_in_seven_bits(built: Path) -> None:
     """The arithmetic that makes every CPU agree: |u8 · s8 + u8 · s8| <= 255·64·2 = 32640,
-    below the 16-bit limit of the non-VNNI kernels, for weights within [-64, 64]."""
+    below the 16-bit limit of the non-VNNI kernels, for weights within [-64, 64]. Depthwise
+    convolutions (one input channel per group: weights G x 1 x 1 x kh x kw) are exempt:
+    their kernels widen both operands to 32 bits before multiplying (oneDNN's AVX2 one:
+    vpmovzxbd, vpmovsxbd, vpmulld), so no sum can saturate, and NNCF keeps them 8-bit."""
     for role in model_files.QUANTIZED:
         model = ov.Core().read_model(built / f"{role}_int8.xml")
         weights = [
@@ -69,30 +73,48 @@ def test_every_quantized_weight_fits_in_seven_bits(built: Path) -> None:
             for node in model.get_ordered_ops()
             if node.get_type_name() == "Constant" and node.get_element_type() == ov.Type.i8
         ]
-        assert len(weights) >= 20, role  # the convolutions and matrix products are quantized
-        assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64, role
+        summed = [w for w in weights if not (w.ndim == 5 and w.shape[1] == w.shape[2] == 1)]
+        assert len(summed) >= 20, role  # the convolutions and matrix products are quantized
+        assert max(int(np.abs(w.astype(np.int32)).max()) for w in summed) <= 64, role
 
 
 @pytest.mark.slow
-def test_the_built_model_is_nncfs_model() -> None:
+@pytest.mark.parametrize(("role", "shape"), [("det", (1, 3, 96, 128)), ("rec", (1, 3, 48, 320))])
+def test_the_built_model_is_nncfs_model(role: str, shape: tuple[int, ...]) -> None:
     """The decisions replayed with plain OpenVINO give NNCF's own graph: the same
-    FakeQuantize layers on the same edges with the same numbers, so the same outputs."""
+    FakeQuantize layers on the same edges with the same numbers, so the same outputs; the
+    detector in the fused form its committed decisions were made on."""
     nncf = pytest.importorskip("nncf")  # the convert extra, which the tests install
-    from devkit.ocr_calibrate import quantize
+    from devkit.ocr_calibrate import FUSED_ROLES, quantize
 
-    source = model_files.find_model_files("fp32").rec
+    source = getattr(model_files.find_model_files("fp32"), role)
+    fused = role in FUSED_ROLES
+    assert fused == (role in int8.load_ranges()["fused"])  # the committed file agrees
     rng = np.random.default_rng(0)
-    data = [rng.uniform(-1, 1, (1, 3, 48, 320)).astype(np.float32) for _ in range(4)]
+    data = [rng.uniform(-1, 1, shape).astype(np.float32) for _ in range(4)]
     assert nncf.__version__
-    reference = quantize(source, data, transformer=True)
+    reference = quantize(source, data, transformer=role == "rec", fused=fused)
     decided = int8.decisions_of(reference)
-    rebuilt = ov.Core().read_model(source)
+    rebuilt = int8.prepared(source, fused)
     assert int8.apply_decisions(rebuilt, decided) == len(decided) > 20
     core = ov.Core()
     config = {"INFERENCE_PRECISION_HINT": "f32"}
     ours = core.compile_model(rebuilt, "CPU", config)(data[0])[0]
     theirs = core.compile_model(reference, "CPU", config)(data[0])[0]
     assert np.array_equal(ours, theirs)
+
+
+def test_the_detectors_gelus_run_inside_its_int8_convolutions(built: Path) -> None:
+    """Quantized around GELU spelled out (Divide, Erf, Multiply), the detector ran its 13
+    Divides as separate INT8 layers after OpenVINO compiled it; built from the fused
+    decisions, no layer of the spelled-out GELUs is left, as in the compiled FP32 model."""
+    spelled_out = re.compile(r"(Div|Erf)\.\d+")
+    config = {"INFERENCE_PRECISION_HINT": "f32"}
+    for path in (built / "det_int8.xml", model_files.find_model_files("fp32").det):
+        runtime = ov.Core().compile_model(path, "CPU", config).get_runtime_model()
+        names = [node.get_friendly_name() for node in runtime.get_ordered_ops()]
+        assert sum(name.startswith("Conv.") for name in names) > 20  # the names are kept
+        assert not [name for name in names if spelled_out.fullmatch(name)], path.name
 
 
 def test_int8_models_from_other_decisions_are_built_again(tmp_path: Path) -> None:

@@ -121,7 +121,8 @@ def build_int8_models(target: Path, ranges_file: Path | None = None) -> dict[str
         files = {}
         for role in QUANTIZED:
             files[role] = f"{role}_int8.xml"
-            int8.build_int8(_wheel_model(role), ranges[role], staging / files[role])
+            fused = role in ranges.get("fused", [])
+            int8.build_int8(_wheel_model(role), ranges[role], staging / files[role], fused=fused)
         versions = {"openvino": int8.ov.__version__, "ranges": ranges_file.name}
         write_manifest(staging, files, versions, decisions_digest(ranges_file))
         if target.exists():
