@@ -326,8 +326,7 @@ def ctc_decode(
         return "", 0.0, steps
     chosen = scores[emitted]
     if logits:
-        # OpenCV's exp: a tenth of NumPy's time on these rows of 18,710 logits, where NumPy's
-        # took a tenth of a line's recognition
+        # OpenCV's exp takes a tenth of NumPy's time on these rows of 18,710 logits
         shifted = chosen - chosen.max(axis=1, keepdims=True)
         probabilities = 1.0 / cv2.reduce(cv2.exp(shifted), 1, cv2.REDUCE_SUM)[:, 0]
     else:
