@@ -11,10 +11,11 @@ benchmark (bench/ocr_bench.py STYLES) at seeds from 1000 up, which neither the b
 graph from it with plain OpenVINO at first run (NNCF stays out of the runtime).
 
 Weights are quantized to 7 bits inside an 8-bit range (NNCF's overflow fix on every weighted
-layer): CPUs without VNNI multiply u8 activations by s8 weights into 16-bit sums that saturate
-for the largest products, CPUs with VNNI do not, so 8-bit weights read differently by CPU; with
-7-bit weights no pair sum can overflow and every CPU computes the same integers. See
-docs/ARCHITECTURE.md, "INT8 OCR on every CPU".
+layer but the depthwise convolutions, whose kernels multiply in 32 bits): CPUs without VNNI
+multiply u8 activations by s8 weights into 16-bit sums that saturate for the largest products,
+CPUs with VNNI do not, so 8-bit weights read differently by CPU; with 7-bit weights no pair sum
+can overflow and every CPU computes the same integers. See docs/ARCHITECTURE.md, "INT8 OCR on
+every CPU".
 """
 
 from __future__ import annotations

