@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from desktop.core.ocr.ctc import ctc_greedy_decode
 from desktop.core.ocr.model_files import (
     INT8_DIR_ENV,
     MANIFEST_NAME,
@@ -17,7 +18,6 @@ from desktop.core.ocr.model_files import (
     find_model_files,
     source_signature,
 )
-from desktop.core.ocr.ppocr import ctc_greedy_decode
 
 ALPHABET = ["", "a", "b", "c", " "]  # CTC blank first
 
@@ -43,6 +43,22 @@ def test_ctc_decoding_of_probabilities_and_of_nothing() -> None:
     probabilities[[0, 1, 2], [2, 0, 3]] = 0.6
     assert ctc_greedy_decode(probabilities, ALPHABET, logits=False) == ("bc", pytest.approx(0.6))
     assert ctc_greedy_decode(scores_for([0, 0, 0]), ALPHABET, logits=True) == ("", 0.0)
+
+
+def test_ctc_confidence_over_the_full_alphabet_matches_a_float64_softmax() -> None:
+    # The recognizer's real width: 18,710 classes, logits spread as the model spreads them.
+    rng = np.random.default_rng(36)
+    logits = (rng.normal(size=(40, 18_710)) * 3).astype(np.float32)
+    path = rng.integers(1, 18_710, size=40)
+    path[::4] = 0  # some blanks
+    logits[np.arange(40), path] += 25.0
+    alphabet = [""] + [chr(0x4E00 + index) for index in range(18_709)]
+    text, confidence = ctc_greedy_decode(logits, alphabet, logits=True)
+    steps = np.flatnonzero(path != 0)
+    rows = logits[steps].astype(np.float64)
+    chosen = np.exp(rows.max(axis=1)) / np.exp(rows).sum(axis=1)
+    assert text == "".join(alphabet[index] for index in path[steps])
+    assert confidence == pytest.approx(chosen.mean(), abs=1e-6)
 
 
 def test_fp32_models_come_from_the_rapidocr_wheel() -> None:

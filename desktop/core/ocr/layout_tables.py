@@ -205,8 +205,11 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
         and column_gaps(rows[start : end + 1], text_height)
     ):
         end += 1
-    while end > start and len(rows[end - 1].items) < 2:
-        end -= 1  # a trailing one-cell row is the paragraph after the table
+    while end > start and (
+        len(rows[end - 1].items) < 2  # a trailing one-cell row is the paragraph after it
+        or _bridges_columns(rows[start : end - 1], rows[end - 1], text_height)
+    ):
+        end -= 1
     end = _key_value_block_end(rows, start, end, text_height)
     run = rows[start:end]
     multi_cell = sum(1 for row in run if len(row.items) >= 2)
@@ -242,6 +245,16 @@ def table_from_rows(rows: list[Row], text_height: float) -> OcrTable:
     return OcrTable(
         rows=tuple(cells), box=union_box(boxes), ruled=False, cell_boxes=tuple(cell_boxes)
     )
+
+
+def _bridges_columns(above: list[Row], row: Row, text_height: float) -> bool:
+    """`row` has a cell reaching across a column gap that the two or more rows `above` share
+    (a price list's footnote, its last word boxed apart: "Prices in CHF excl." "VAT."):
+    under the table it is the text after it; joined, it merged two columns in every row."""
+    if len(above) < 2:
+        return False
+    gaps = column_gaps(above, text_height)
+    return any(item.left < a and item.right > b for item in row.items for a, b in gaps)
 
 
 def _words_across(items: list[Item], gaps: list[tuple[float, float]]) -> list[Item]:

@@ -25,6 +25,7 @@ import numpy as np
 import openvino as ov
 
 from desktop.core.errors import describe
+from desktop.core.ocr.ctc import ctc_decode
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
@@ -299,39 +300,6 @@ def recognizer_inputs(crops: Sequence[np.ndarray]) -> Iterator[tuple[list[int], 
             line = cv2.resize(crops[index], (widths[index], REC_HEIGHT))
             tensor[row, :, :, : widths[index]] = _normalise(line)
         yield batch, tensor
-
-
-def ctc_greedy_decode(
-    scores: np.ndarray, alphabet: Sequence[str], *, logits: bool
-) -> tuple[str, float]:
-    """Best path of a T x C score matrix: (text, mean probability of its characters).
-
-    With logits, the probability is computed for the emitted steps only: the full softmax
-    over the 18,710 characters at every step cost the model 14% of its time.
-    """
-    text, score, _ = ctc_decode(scores, alphabet, logits=logits)
-    return text, score
-
-
-def ctc_decode(
-    scores: np.ndarray, alphabet: Sequence[str], *, logits: bool
-) -> tuple[str, float, np.ndarray]:
-    """`ctc_greedy_decode`, and the step at which each character was emitted."""
-    best = scores.argmax(axis=1)
-    emitted = best != 0
-    emitted[1:] &= best[1:] != best[:-1]
-    text = "".join(alphabet[index] for index in best[emitted])
-    steps = np.flatnonzero(emitted)
-    if not text:
-        return "", 0.0, steps
-    chosen = scores[emitted]
-    if logits:
-        # OpenCV's exp takes a tenth of NumPy's time on these rows of 18,710 logits
-        shifted = chosen - chosen.max(axis=1, keepdims=True)
-        probabilities = 1.0 / cv2.reduce(cv2.exp(shifted), 1, cv2.REDUCE_SUM)[:, 0]
-    else:
-        probabilities = chosen.max(axis=1)
-    return text, float(probabilities.mean()), steps
 
 
 def _join_reads(reads: list[Read]) -> Read:
