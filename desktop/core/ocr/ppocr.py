@@ -25,7 +25,7 @@ import numpy as np
 import openvino as ov
 
 from desktop.core.errors import describe
-from desktop.core.ocr.ctc import ctc_decode
+from desktop.core.ocr.ctc import ctc_decode, look_alike_indices
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
@@ -89,6 +89,7 @@ class PpOcr:
         rec_model = _read(core, files.rec)
         self._alphabet = ["", *_character_list(rec_model), " "]  # CTC blank first, space last
         self._logits = _drop_final_softmax(rec_model)
+        self._look_alikes = look_alike_indices(self._alphabet)
         streams = {"PERFORMANCE_HINT": "THROUGHPUT"}
         if threads:
             streams["NUM_STREAMS"] = str(threads)
@@ -219,7 +220,9 @@ class PpOcr:
                 indices, tensor = batch
                 request.infer([tensor])  # releases the GIL
                 for index, scores in zip(indices, request.get_output_tensor().data, strict=True):
-                    text, score, steps = ctc_decode(scores, self._alphabet, logits=self._logits)
+                    text, score, steps = ctc_decode(
+                        scores, self._alphabet, logits=self._logits, look_alikes=self._look_alikes
+                    )
                     columns = None
                     if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
                         steps = (steps + 0.5) * tensor.shape[-1] / len(scores)  # tensor columns
