@@ -205,9 +205,12 @@ def aligned_table_end(rows: list[Row], start: int, text_height: float) -> int:
         and column_gaps(rows[start : end + 1], text_height)
     ):
         end += 1
-    while end > start and (
-        len(rows[end - 1].items) < 2  # a trailing one-cell row is the paragraph after it
-        or _bridges_columns(rows[start : end - 1], rows[end - 1], text_height)
+    while (
+        end > start
+        and (
+            len(rows[end - 1].items) < 2  # a trailing one-cell row is the paragraph after it
+            or _bridges_columns(rows[start : end - 1], rows[end - 1], text_height)
+        )
     ):
         end -= 1
     end = _key_value_block_end(rows, start, end, text_height)
