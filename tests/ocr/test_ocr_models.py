@@ -76,7 +76,7 @@ def read_with_look_alikes(chars: str, unsure: float) -> str:
     return text
 
 
-def test_an_unsure_zero_or_o_takes_the_kind_of_its_neighbours() -> None:
+def test_an_unsure_zero_or_o_takes_the_kind_of_the_rest_of_its_word() -> None:
     # A monospace "O" read "0" at 0.62 against 0.38 (e-mail pager): the rest of its word decides.
     assert read_with_look_alikes("0ct", unsure=0.5) == "Oct"
     assert read_with_look_alikes("2O2", unsure=0.5) == "202"

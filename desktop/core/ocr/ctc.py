@@ -50,10 +50,11 @@ def ctc_decode(
     steps = np.flatnonzero(emitted)
     if not text:
         return "", 0.0, steps
-    denominators = _softmax_denominators(scores, steps, best[steps]) if logits else None
-    probabilities = 1.0 / denominators if denominators is not None else scores[steps, best[steps]]
+    chosen = best[steps]
+    denominators = _softmax_denominators(scores, steps, chosen) if logits else None
+    probabilities = 1.0 / denominators if denominators is not None else scores[steps, chosen]
     if look_alikes:
-        text = _settled(text, scores, steps, best[steps], denominators, look_alikes, alphabet)
+        text = _settled(text, scores, steps, chosen, denominators, look_alikes, alphabet)
     return text, float(probabilities.mean()), steps
 
 

@@ -257,7 +257,12 @@ def _bridges_columns(above: list[Row], row: Row, text_height: float) -> bool:
     if len(above) < 2:
         return False
     gaps = column_gaps(above, text_height)
-    return any(item.left < a and item.right > b for item in row.items for a, b in gaps)
+    return any(_reaches_across(item, gaps) for item in row.items)
+
+
+def _reaches_across(item: Item, gaps: list[tuple[float, float]]) -> bool:
+    """The item starts before one of the column gaps and ends after it."""
+    return any(item.left < a and item.right > b for a, b in gaps)
 
 
 def _words_across(items: list[Item], gaps: list[tuple[float, float]]) -> list[Item]:
@@ -266,7 +271,7 @@ def _words_across(items: list[Item], gaps: list[tuple[float, float]]) -> list[It
     words: list[Item] = []
     for item in items:
         fragment = item.fragment
-        if fragment is None or not any(item.left < a and item.right > b for a, b in gaps):
+        if fragment is None or not _reaches_across(item, gaps):
             words.append(item)
             continue
         per_char = item.width / max(len(fragment.text), 1)
