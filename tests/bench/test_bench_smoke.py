@@ -44,6 +44,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "unreadable_bench.py": ([], False),
     "documents_out_bench.py": ([], False),
     "table_bench.py": ([], False),
+    "small_text_bench.py": ([], False),
 }
 
 # A Markdown table: a header row, then its |---| separator.

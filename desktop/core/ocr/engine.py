@@ -12,6 +12,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.codes import OcrCode, find_codes
+from desktop.core.ocr.detection_scale import DetectorSettings
 from desktop.core.ocr.empty_cells import read_empty_cells
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.model_files import (
@@ -21,7 +22,7 @@ from desktop.core.ocr.model_files import (
     find_model_files,
 )
 from desktop.core.ocr.models import OcrResult, TextFragment
-from desktop.core.ocr.ppocr import DetectorSettings, PpOcr
+from desktop.core.ocr.ppocr import PpOcr
 from desktop.core.ocr.ruled_tables import find_table_grids
 from desktop.core.ocr.strips import check_readable
 

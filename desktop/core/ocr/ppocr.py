@@ -26,6 +26,7 @@ import openvino as ov
 
 from desktop.core.errors import describe
 from desktop.core.ocr.ctc import ctc_decode, look_alike_indices
+from desktop.core.ocr.detection_scale import DetectorSettings, detect_at_readable_scale
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
@@ -46,17 +47,6 @@ MARGIN_FLOOR = 0.4  # a read a margin may change to another text (PpOcr._read_wi
 DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
 # A line's text, confidence, and the crop column of each character (None when not kept).
 Read = tuple[str, float, np.ndarray | None]
-
-
-@dataclass(frozen=True)
-class DetectorSettings:
-    max_side: int = 2048  # longer sides are scaled down before detection
-    min_side: int = 64  # tiny snippets are scaled up so the detector sees whole glyphs
-    upscale: float = 1.0  # >1 enlarges the detector's view (small fonts), at quadratic cost
-    # Above ~3 MP a screenshot is usually HiDPI (2560 x 1440 and up) with large text.
-    probe_above_pixels: int = 3_000_000
-    # Text boxes this tall at half scale are found as well as at full scale.
-    probe_min_text_height: float = 16.0
 
 
 class PpOcr:
@@ -153,21 +143,15 @@ class PpOcr:
         found = [
             (
                 tile,
-                self._detect_whole(bgr[tile.top : tile.bottom, tile.left : tile.right], settings),
+                detect_at_readable_scale(
+                    bgr[tile.top : tile.bottom, tile.left : tile.right],
+                    settings,
+                    lambda image, zoom: self._detect_once(image, settings, zoom),
+                ),
             )
             for tile in tiles
         ]
         return join_tiled_boxes(found)
-
-    def _detect_whole(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
-        """Large images (HiDPI screenshots, mostly) are first probed at half scale, a quarter
-        of the work; the probe stands if its text came out tall enough to be found reliably.
-        """
-        if bgr.shape[0] * bgr.shape[1] > settings.probe_above_pixels:
-            quads, heights = self._detect_once(bgr, settings, 0.5)
-            if quads and float(np.median(heights)) >= settings.probe_min_text_height:
-                return quads
-        return self._detect_once(bgr, settings, 1.0)[0]
 
     def _detect_once(
         self, bgr: np.ndarray, settings: DetectorSettings, zoom: float
@@ -280,7 +264,10 @@ def detector_input(bgr: np.ndarray, settings: DetectorSettings, zoom: float = 1.
     scale = min(max(scale, settings.min_side / min(height, width)), cap)
     det_w = max(DET_MULTIPLE, round(width * scale / DET_MULTIPLE) * DET_MULTIPLE)
     det_h = max(DET_MULTIPLE, round(height * scale / DET_MULTIPLE) * DET_MULTIPLE)
-    resized = cv2.resize(bgr, (det_w, det_h), interpolation=cv2.INTER_LINEAR)
+    import os as _o
+
+    _i = cv2.INTER_AREA if (_o.environ.get("AREA") and det_w < width) else cv2.INTER_LINEAR
+    resized = cv2.resize(bgr, (det_w, det_h), interpolation=_i)
     pad = DET_MULTIPLE // 2
     padded = cv2.copyMakeBorder(
         resized, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=_border_colour(bgr)

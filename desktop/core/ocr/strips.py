@@ -38,6 +38,14 @@ class Tile:
     right: int
     index: int
 
+    def overlaps(self, other: Tile) -> bool:
+        return (
+            self.left < other.right
+            and other.left < self.right
+            and self.top < other.bottom
+            and other.top < self.bottom
+        )
+
 
 def plan_tiles(height: int, width: int, max_side: int, min_side: int) -> list[Tile]:
     """The tiles to detect in, in order along the long side; one tile for ordinary images.
@@ -56,8 +64,7 @@ def plan_tiles(height: int, width: int, max_side: int, min_side: int) -> list[Ti
     count = _count(long, length)
     if count > MAX_TILES:
         raise ValueError(f"{count} tiles, more than {MAX_TILES}")
-    overlap = min(length // 4, 256)
-    starts = [min(i * (length - overlap), long - length) for i in range(count)]
+    starts = _starts(long, length, count)
     if width >= height:
         return [Tile(0, s, height, s + length, i) for i, s in enumerate(starts)]
     return [Tile(s, 0, s + length, width, i) for i, s in enumerate(starts)]
@@ -80,29 +87,60 @@ def check_readable(size: tuple[int, int], max_side: int, min_side: int, name: st
         ) from exc
 
 
+def plan_grid(height: int, width: int, side: int, max_tiles: int) -> list[Tile]:
+    """Overlapping tiles of at most `side` x `side` pixels covering the image, row by row and
+    as even as the overlap allows; when that would take more than `max_tiles`, fewer longer
+    tiles (which the detector then scales down to its cap)."""
+    while _count(height, side) * _count(width, side) > max_tiles:
+        side = math.ceil(side * 1.25)
+    rows, columns = _even(height, side), _even(width, side)
+    return [
+        Tile(top, left, bottom, right, index)
+        for index, ((top, bottom), (left, right)) in enumerate(
+            (row, column) for row in rows for column in columns
+        )
+    ]
+
+
+def _even(long: int, side: int) -> list[tuple[int, int]]:
+    """(start, end) of the fewest overlapping pieces of at most `side` along `long`, of
+    equal length."""
+    count, overlap = _count(long, side), min(side // 4, 256)
+    length = min(long, math.ceil((long + (count - 1) * overlap) / count))
+    return [(start, start + length) for start in _starts(long, length, count)]
+
+
+def _starts(long: int, length: int, count: int) -> list[int]:
+    overlap = min(length // 4, 256)
+    return [min(i * (length - overlap), long - length) for i in range(count)]
+
+
 def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.ndarray]:
-    """Quads of all tiles in image pixels, boxes of neighbouring tiles that overlap (the same
+    """Quads of all tiles in image pixels, boxes of overlapping tiles that overlap (the same
     line seen twice, or one line cut by a tile edge) joined into their bounding box."""
-    boxes: list[tuple[int, np.ndarray]] = []
+    boxes: list[tuple[Tile, np.ndarray]] = []
     for tile, quads in found:
         offset = np.array([tile.left, tile.top], np.float32)
-        boxes.extend((tile.index, quad + offset) for quad in quads)
+        boxes.extend((tile, quad + offset) for quad in quads)
     if len(found) < 2:
         return [quad for _, quad in boxes]
-    merged: list[tuple[int, np.ndarray]] = []
-    for index, quad in boxes:
+    # Each kept box with the tiles it was seen in: never two boxes of one tile (the detector
+    # kept them apart), and a third tile's part can join a box two tiles already made.
+    merged: list[tuple[list[Tile], np.ndarray]] = []
+    for tile, quad in boxes:
         partner = next(
             (
                 n
-                for n, (other, kept) in enumerate(merged)
-                if other == index - 1 and _same_line(kept, quad)
+                for n, (tiles, kept) in enumerate(merged)
+                if tile not in tiles and any(map(tile.overlaps, tiles)) and _same_line(kept, quad)
             ),
             None,
         )
         if partner is None:
-            merged.append((index, quad))
-        else:  # joined boxes belong to the later tile, so a third one can join them too
-            merged[partner] = (index, _bounding_quad(merged[partner][1], quad))
+            merged.append(([tile], quad))
+        else:
+            tiles, kept = merged[partner]
+            merged[partner] = ([*tiles, tile], _bounding_quad(kept, quad))
     return [quad for _, quad in merged]
 
 

@@ -1,0 +1,100 @@
+"""At what scale the text detector looks at an image: once for ordinary screenshots, a cheap
+half-scale probe for HiDPI ones with large text, and tiles at the image's own scale for large
+pages of small text.
+
+The detector reads a page scaled down to `max_side`, and its squeeze-excitation blocks average
+over the whole input, so two things lose small text on large pages: the scaling (12 px text on
+a 3840 x 2160 page is 6 px at 0.53x) and a large, mostly blank input (12 px lines found on
+2048 x 1200 px were lost on 2048 x 2048). Such pages are detected again in tiles of
+`small_text_tile_side`, at their own scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from desktop.core.ocr.strips import join_tiled_boxes, plan_grid
+
+# (image, zoom) -> (quadrilaterals in image pixels, their heights in detector pixels)
+# The least spread of a tile's values, in some channel, for it to be looked at.
+BLANK_RANGE = 12
+DetectOnce = Callable[[np.ndarray, float], tuple[list[np.ndarray], list[float]]]
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    max_side: int = 2048  # longer sides are scaled down before detection
+    min_side: int = 64  # tiny snippets are scaled up so the detector sees whole glyphs
+    upscale: float = 1.0  # >1 enlarges the detector's view (small fonts), at quadratic cost
+    # Above ~3 MP a screenshot is usually HiDPI (2560 x 1440 and up) with large text.
+    probe_above_pixels: int = 3_000_000
+    # Text boxes this tall (detector pixels) are found and bounded as well as at full scale.
+    reliable_text_height: float = 16.0
+    # A page scaled down below this to fit `max_side` gets a second look if its text came out
+    # small (3840 x 2160, 0.53x: 13 px lines lost or misread; 2560 x 1440, 0.8x: 9 px read).
+    small_text_below_scale: float = 0.75
+    # Tiles of that second look: at most this many, each up to this side (the detector lost
+    # sparse lines on inputs much larger).
+    small_text_tile_side: int = 1536
+    max_small_text_tiles: int = 16
+
+
+def detect_at_readable_scale(
+    bgr: np.ndarray, settings: DetectorSettings, detect_once: DetectOnce
+) -> list[np.ndarray]:
+    """Text line quadrilaterals of one image (or one tile of a long strip), in image pixels.
+
+    Large images are first probed at half scale, a quarter of the work; the probe stands if
+    its boxes came out tall enough to be found reliably and each holds one line (tiny text
+    merges into one box per paragraph at that scale). An image scaled down to the
+    detector's cap by more than `small_text_below_scale` whose text then came out small
+    (nothing found, or a quarter of its boxes under `reliable_text_height`) is detected
+    again at its own scale, in tiles.
+    """
+    height, width = bgr.shape[:2]
+    if height * width > settings.probe_above_pixels:
+        quads, heights = detect_once(bgr, 0.5)
+        if (
+            quads
+            and float(np.median(heights)) >= settings.reliable_text_height
+            and not any(_holds_several_lines(bgr, quad) for quad in quads)
+        ):
+            return quads
+    quads, heights = detect_once(bgr, 1.0)
+    scale = settings.upscale * settings.max_side / max(height, width)
+    if scale >= settings.small_text_below_scale or (
+        heights and float(np.quantile(heights, 0.25)) >= settings.reliable_text_height
+    ):
+        return quads
+    tiles = plan_grid(height, width, settings.small_text_tile_side, settings.max_small_text_tiles)
+    pieces = ((tile, bgr[tile.top : tile.bottom, tile.left : tile.right]) for tile in tiles)
+    return join_tiled_boxes(
+        [(tile, detect_once(piece, 1.0)[0]) for tile, piece in pieces if not _blank(piece)]
+    )
+
+
+def _blank(pixels: np.ndarray) -> bool:
+    """One colour, give or take noise: nothing to find (a blank 100 MP page skips 16 looks)."""
+    spread = pixels.max(axis=(0, 1)).astype(int) - pixels.min(axis=(0, 1))
+    return bool(spread.max() < BLANK_RANGE)
+
+
+def _holds_several_lines(bgr: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether the box's pixels hold two bands of ink rows (3 px or more) with blank rows
+    between them, as the lines of a paragraph do. Errs towards yes (a dotted "i" in large
+    text, a thick underline): that costs only the full-scale look."""
+    (left, top), (right, bottom) = quad.min(axis=0).astype(int), quad.max(axis=0).astype(int)
+    crop = bgr[top : bottom + 1, left : right + 1]
+    if crop.shape[0] < 8 or crop.shape[1] < 2:
+        return False
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    _, ink = cv2.threshold(gray, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if ink.mean() > 0.5:  # the ink is whichever side of the threshold has fewer pixels
+        ink = 1 - ink
+    rows = np.concatenate(([False], ink.any(axis=1), [False]))
+    edges = np.flatnonzero(rows[1:] != rows[:-1])  # starts and ends of the runs of ink rows
+    return int((edges[1::2] - edges[0::2] >= 3).sum()) >= 2

@@ -1,0 +1,119 @@
+"""Small text on large pages (a 4K screen at 100%): the detector scales such pages down to its
+cap, where 10-12 px lines were lost or misread; they are looked at again in tiles at their own
+scale (desktop/core/ocr/detection_scale.py), and the tiles' boxes joined (strips.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from desktop.core.ocr import OcrEngine
+from desktop.core.ocr.detection_scale import _holds_several_lines
+from desktop.core.ocr.rendered_pages import font
+from desktop.core.ocr.strips import Tile, join_tiled_boxes, plan_grid
+
+
+@pytest.fixture(scope="module")
+def engine() -> OcrEngine:
+    ocr = OcrEngine()
+    ocr.warm_up()
+    return ocr
+
+
+def _lines(count: int) -> list[str]:
+    return [
+        f"Entry {n}: the quick brown fox jumps over the lazy dog {n * 37}" for n in range(count)
+    ]
+
+
+def _page(width: int, height: int, faces: list[tuple[str, int]], lines: list[str]) -> Image.Image:
+    """`lines` in columns side by side, one column per (font, px)."""
+    page = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(page)
+    for column, (key, size) in enumerate(faces):
+        face = font(key, size, required=True)
+        for row, line in enumerate(lines[column :: len(faces)]):
+            left = 40 + column * width // len(faces)
+            draw.text((left, 40 + row * 2 * size), line, font=face, fill="black")
+    return page
+
+
+@pytest.mark.parametrize(
+    "faces",
+    [[("sans", 10), ("serif", 12)], [("arial", 11), ("sans", 13)]],
+    ids=["10-12px", "11-13px"],
+)
+def test_every_small_line_of_a_4k_page_is_read(
+    engine: OcrEngine, faces: list[tuple[str, int]]
+) -> None:
+    # Read at the detector's cap (0.53x), these pages lost up to 8 of 8 lines of a column;
+    # at 10 px the half-scale probe also found one box per column, holding all its lines.
+    lines = _lines(12)
+    text = engine.extract(_page(3840, 2160, faces, lines)).text()
+    assert [line for line in lines if line not in text] == []
+
+
+def test_a_page_scaled_down_a_little_is_not_tiled(
+    engine: OcrEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2560 x 1440 at 0.8x reads 9-13 px lines exactly in one look; tiles would double the time.
+    calls: list[float] = []
+    models = engine._ppocr()
+    detect_once = models._detect_once
+    monkeypatch.setattr(models, "_detect_once", lambda *a: calls.append(a[-1]) or detect_once(*a))
+    lines = _lines(8)
+    text = engine.extract(_page(2560, 1440, [("sans", 11), ("serif", 12)], lines)).text()
+    assert [line for line in lines if line not in text] == []
+    assert calls == [0.5, 1.0]  # the HiDPI probe (3.7 MP), then the page at the cap
+
+
+def test_the_grid_covers_the_page_in_even_tiles_within_the_caps() -> None:
+    tiles = plan_grid(2160, 3840, 1536, 16)
+    assert len(tiles) == 6
+    assert {(t.bottom - t.top, t.right - t.left) for t in tiles} == {(1208, 1451)}
+    covered = np.zeros((2160, 3840), bool)
+    for tile in tiles:
+        covered[tile.top : tile.bottom, tile.left : tile.right] = True
+    assert covered.all()
+    # Past `max_tiles`, fewer and longer tiles (the detector scales them down to its cap).
+    huge = plan_grid(12000, 12000, 1536, 16)
+    assert len(huge) <= 16
+    assert max(t.bottom for t in huge) == 12000 and max(t.right for t in huge) == 12000
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def test_a_line_cut_by_a_tile_edge_is_joined_and_lines_of_one_tile_are_not() -> None:
+    left, right = Tile(0, 0, 1000, 1100, 0), Tile(0, 900, 1000, 2000, 1)
+    below = Tile(800, 0, 2000, 1100, 2)
+    found = [
+        # one line across the vertical edge at x 900-1100; two words in the left tile alone
+        (left, [_box(700, 100, 1100, 120), _box(10, 300, 200, 320), _box(230, 300, 400, 320)]),
+        (right, [_box(0, 100, 500, 120)]),  # tile coordinates: x 900-1400
+        (below, [_box(10, 500, 200, 520)]),  # y 1300-1320: nothing of the other tiles there
+    ]
+    boxes = sorted(
+        tuple(map(float, b.min(axis=0))) + tuple(map(float, b.max(axis=0)))
+        for b in join_tiled_boxes(found)
+    )
+    assert boxes == [
+        (10.0, 300.0, 200.0, 320.0),
+        (10.0, 1300.0, 200.0, 1320.0),
+        (230.0, 300.0, 400.0, 320.0),
+        (700.0, 100.0, 1400.0, 120.0),
+    ]
+
+
+def test_a_box_of_several_lines_is_told_from_one_line() -> None:
+    page = Image.new("RGB", (600, 200), "white")
+    draw = ImageDraw.Draw(page)
+    face = font("sans", 12, required=True)
+    for row in range(4):
+        draw.text((10, 10 + 24 * row), "Lines of a paragraph, merged", font=face, fill="black")
+    draw.text((10, 150), "Hijg: one line with dots, ascenders", font=face, fill="black")
+    bgr = np.asarray(page)[:, :, ::-1]
+    assert _holds_several_lines(bgr, _box(5, 5, 300, 100))
+    assert not _holds_several_lines(bgr, _box(5, 145, 300, 170))
