@@ -40,17 +40,22 @@ def _page(width: int, height: int, faces: list[tuple[str, int]], lines: list[str
 
 
 @pytest.mark.parametrize(
-    "faces",
-    [[("sans", 10), ("serif", 12)], [("arial", 11), ("sans", 13)]],
-    ids=["10-12px", "11-13px"],
+    ("size", "faces"),
+    [
+        ((3840, 2160), [("sans", 10), ("serif", 12)]),
+        ((3840, 2160), [("arial", 11), ("sans", 13)]),
+        ((2560, 2560), [("serif", 12), ("arial", 12)]),
+    ],
+    ids=["4k-10-12px", "4k-11-13px", "square-12px"],
 )
-def test_every_small_line_of_a_4k_page_is_read(
-    engine: OcrEngine, faces: list[tuple[str, int]]
+def test_every_small_line_of_a_large_page_is_read(
+    engine: OcrEngine, size: tuple[int, int], faces: list[tuple[str, int]]
 ) -> None:
-    # Read at the detector's cap (0.53x), these pages lost up to 8 of 8 lines of a column;
-    # at 10 px the half-scale probe also found one box per column, holding all its lines.
+    # Read at the detector's cap, the 4K pages (0.53x) lost up to 8 of 8 lines of a column; at
+    # 10 px the half-scale probe also found one box per column, holding all its lines. The
+    # square page is seen at 2048 x 2048 px, where whole rows faded: 2 of its 12 lines were lost.
     lines = _lines(12)
-    text = engine.extract(_page(3840, 2160, faces, lines)).text()
+    text = engine.extract(_page(*size, faces, lines)).text()
     assert [line for line in lines if line not in text] == []
 
 

@@ -34,9 +34,14 @@ class DetectorSettings:
     probe_above_pixels: int = 3_000_000
     # Text boxes this tall (detector pixels) are found and bounded as well as at full scale.
     reliable_text_height: float = 16.0
-    # A page scaled down below this to fit `max_side` gets a second look if its text came out
-    # small (3840 x 2160, 0.53x: 13 px lines lost or misread; 2560 x 1440, 0.8x: 9 px read).
+    # A page scaled down below this to fit `max_side`, or seen larger than `fading_pixels`,
+    # gets a second look if its text came out small (3840 x 2160 at 0.53x: 13 px lines lost
+    # or misread; 2560 x 1440 at 0.8x: 9 px read; 2560 x 2560 at 0.8x: 11-12 px lost).
     small_text_below_scale: float = 0.75
+    fading_pixels: int = 3_200_000
+    # On such a large input whole rows of text fade, not only small boxes: there boxes under
+    # this height count as small (2560 x 2560, 12 px serif: 2 boxes of 17.8 px, 6 lines lost).
+    fading_text_height: float = 24.0
     # Tiles of that second look: at most this many, each up to this side (the detector lost
     # sparse lines on inputs much larger).
     small_text_tile_side: int = 1536
@@ -51,9 +56,9 @@ def detect_at_readable_scale(
     Large images are first probed at half scale, a quarter of the work; the probe stands if
     its boxes came out tall enough to be found reliably and each holds one line (tiny text
     merges into one box per paragraph at that scale). An image scaled down to the
-    detector's cap by more than `small_text_below_scale` whose text then came out small
-    (nothing found, or a quarter of its boxes under `reliable_text_height`) is detected
-    again at its own scale, in tiles.
+    detector's cap by more than `small_text_below_scale`, or seen larger than
+    `fading_pixels`, whose text then came out small (nothing found, or a quarter of its
+    boxes under `reliable_text_height`) is detected again at its own scale, in tiles.
     """
     height, width = bgr.shape[:2]
     if height * width > settings.probe_above_pixels:
@@ -65,9 +70,11 @@ def detect_at_readable_scale(
         ):
             return quads
     quads, heights = detect_once(bgr, 1.0)
-    scale = settings.upscale * settings.max_side / max(height, width)
-    if scale >= settings.small_text_below_scale or (
-        heights and float(np.quantile(heights, 0.25)) >= settings.reliable_text_height
+    scale = min(1.0, settings.max_side / max(height, width)) * settings.upscale
+    fading = scale * scale * height * width > settings.fading_pixels
+    small = settings.fading_text_height if fading else settings.reliable_text_height
+    if (scale >= settings.small_text_below_scale and not fading) or (
+        heights and float(np.quantile(heights, 0.25)) >= small
     ):
         return quads
     tiles = plan_grid(height, width, settings.small_text_tile_side, settings.max_small_text_tiles)
