@@ -264,10 +264,7 @@ def detector_input(bgr: np.ndarray, settings: DetectorSettings, zoom: float = 1.
     scale = min(max(scale, settings.min_side / min(height, width)), cap)
     det_w = max(DET_MULTIPLE, round(width * scale / DET_MULTIPLE) * DET_MULTIPLE)
     det_h = max(DET_MULTIPLE, round(height * scale / DET_MULTIPLE) * DET_MULTIPLE)
-    import os as _o
-
-    _i = cv2.INTER_AREA if (_o.environ.get("AREA") and det_w < width) else cv2.INTER_LINEAR
-    resized = cv2.resize(bgr, (det_w, det_h), interpolation=_i)
+    resized = cv2.resize(bgr, (det_w, det_h), interpolation=cv2.INTER_LINEAR)
     pad = DET_MULTIPLE // 2
     padded = cv2.copyMakeBorder(
         resized, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=_border_colour(bgr)
