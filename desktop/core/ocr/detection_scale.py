@@ -19,9 +19,9 @@ import numpy as np
 
 from desktop.core.ocr.strips import join_tiled_boxes, plan_grid
 
-# (image, zoom) -> (quadrilaterals in image pixels, their heights in detector pixels)
 # The least spread of a tile's values, in some channel, for it to be looked at.
 BLANK_RANGE = 12
+# (image, zoom) -> (quadrilaterals in image pixels, their heights in detector pixels)
 DetectOnce = Callable[[np.ndarray, float], tuple[list[np.ndarray], list[float]]]
 
 
@@ -48,6 +48,15 @@ class DetectorSettings:
     max_small_text_tiles: int = 16
 
 
+def detector_scale(height: int, width: int, settings: DetectorSettings, zoom: float = 1.0) -> float:
+    """The factor from image pixels to the detector's: `max_side` caps the longer side (times
+    `upscale`); tiny snippets are enlarged so that the detector sees whole glyphs, but never
+    past the cap (a 65535 x 10 strip would otherwise be fed as 419,000 x 64 px, 9.6 GB)."""
+    cap = settings.upscale * settings.max_side / max(height, width)
+    scale = zoom * settings.upscale * min(1.0, settings.max_side / max(height, width))
+    return min(max(scale, settings.min_side / min(height, width)), cap)
+
+
 def detect_at_readable_scale(
     bgr: np.ndarray, settings: DetectorSettings, detect_once: DetectOnce
 ) -> list[np.ndarray]:
@@ -70,7 +79,7 @@ def detect_at_readable_scale(
         ):
             return quads
     quads, heights = detect_once(bgr, 1.0)
-    scale = min(1.0, settings.max_side / max(height, width)) * settings.upscale
+    scale = detector_scale(height, width, settings)
     fading = scale * scale * height * width > settings.fading_pixels
     small = settings.fading_text_height if fading else settings.reliable_text_height
     if (scale >= settings.small_text_below_scale and not fading) or (

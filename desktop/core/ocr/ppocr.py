@@ -26,7 +26,11 @@ import openvino as ov
 
 from desktop.core.errors import describe
 from desktop.core.ocr.ctc import ctc_decode, look_alike_indices
-from desktop.core.ocr.detection_scale import DetectorSettings, detect_at_readable_scale
+from desktop.core.ocr.detection_scale import (
+    DetectorSettings,
+    detect_at_readable_scale,
+    detector_scale,
+)
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
@@ -257,11 +261,7 @@ def detector_input(bgr: np.ndarray, settings: DetectorSettings, zoom: float = 1.
     """The image scaled to multiples of 32 and framed by a margin of its background colour
     (text touching the border is then still detected)."""
     height, width = bgr.shape[:2]
-    cap = settings.upscale * settings.max_side / max(height, width)
-    scale = zoom * settings.upscale * min(1.0, settings.max_side / max(height, width))
-    # Tiny snippets are enlarged so that the detector sees whole glyphs, but never past the
-    # cap: a 65535 x 10 strip would otherwise be fed as 419,000 x 64 px (9.6 GB).
-    scale = min(max(scale, settings.min_side / min(height, width)), cap)
+    scale = detector_scale(height, width, settings, zoom)
     det_w = max(DET_MULTIPLE, round(width * scale / DET_MULTIPLE) * DET_MULTIPLE)
     det_h = max(DET_MULTIPLE, round(height * scale / DET_MULTIPLE) * DET_MULTIPLE)
     resized = cv2.resize(bgr, (det_w, det_h), interpolation=cv2.INTER_LINEAR)
