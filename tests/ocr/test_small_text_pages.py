@@ -92,8 +92,8 @@ def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
 
 
 def test_a_line_cut_by_a_tile_edge_is_joined_and_lines_of_one_tile_are_not() -> None:
-    left, right = Tile(0, 0, 1000, 1100, 0), Tile(0, 900, 1000, 2000, 1)
-    below = Tile(800, 0, 2000, 1100, 2)
+    left, right = Tile(0, 0, 1000, 1100), Tile(0, 900, 1000, 2000)
+    below = Tile(800, 0, 2000, 1100)
     found = [
         # one line across the vertical edge at x 900-1100; two words in the left tile alone
         (left, [_box(700, 100, 1100, 120), _box(10, 300, 200, 320), _box(230, 300, 400, 320)]),

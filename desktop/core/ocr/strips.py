@@ -36,7 +36,6 @@ class Tile:
     left: int
     bottom: int
     right: int
-    index: int
 
     def overlaps(self, other: Tile) -> bool:
         return (
@@ -58,7 +57,7 @@ def plan_tiles(height: int, width: int, max_side: int, min_side: int) -> list[Ti
     short, long = min(height, width), max(height, width)
     length = max(short, max_side * min(short, min_side) // min_side, 4)
     if long <= TILE_ABOVE_ASPECT * short or long <= length:
-        return [Tile(0, 0, height, width, 0)]
+        return [Tile(0, 0, height, width)]
     if _count(long, length) > PREFERRED_TILES:  # a thin strip: enlarge it less, in fewer tiles
         length = max(length, min(max_side, math.ceil(4 * long / (3 * PREFERRED_TILES))))
     count = _count(long, length)
@@ -66,8 +65,8 @@ def plan_tiles(height: int, width: int, max_side: int, min_side: int) -> list[Ti
         raise ValueError(f"{count} tiles, more than {MAX_TILES}")
     starts = _starts(long, length, count)
     if width >= height:
-        return [Tile(0, s, height, s + length, i) for i, s in enumerate(starts)]
-    return [Tile(s, 0, s + length, width, i) for i, s in enumerate(starts)]
+        return [Tile(0, s, height, s + length) for s in starts]
+    return [Tile(s, 0, s + length, width) for s in starts]
 
 
 def _count(long: int, length: int) -> int:
@@ -94,12 +93,7 @@ def plan_grid(height: int, width: int, side: int, max_tiles: int) -> list[Tile]:
     while _count(height, side) * _count(width, side) > max_tiles:
         side = math.ceil(side * 1.25)
     rows, columns = _even(height, side), _even(width, side)
-    return [
-        Tile(top, left, bottom, right, index)
-        for index, ((top, bottom), (left, right)) in enumerate(
-            (row, column) for row in rows for column in columns
-        )
-    ]
+    return [Tile(top, left, bottom, right) for top, bottom in rows for left, right in columns]
 
 
 def _even(long: int, side: int) -> list[tuple[int, int]]:
