@@ -10,13 +10,15 @@ used for calibration or tuning; the calibration pages come from seeds 1000 and u
 desktop/core/ocr/quantize.py). Each level runs in its own child process with
 ONEDNN_MAX_CPU_ISA set (devkit/isa_levels.py), so one machine checks the VNNI and the non-VNNI
 INT8 kernels it has; a level that crashes OpenVINO is reported as not checkable. Per style and
-level: FP32's CER, INT8's CER, the difference, and how many pages INT8 read exactly as FP32.
-The speed row alternates the two precisions page by page in one process at the native level.
+level: FP32's CER, INT8's CER, the difference, and how many pages INT8 read exactly as FP32;
+then, per level, on how many pages each precision read the very text it read at the first
+level, and the speed (the two precisions alternating page by page in that level's process).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -63,6 +65,10 @@ def child(args: argparse.Namespace) -> None:
                     row[f"{name}_seconds"] = time.perf_counter() - started
                     row[f"{name}_cer"] = cer(texts[name], sample.reference)
                 row["same"] = texts["int8"] == texts["fp32"]
+                # what each precision read, to compare the levels' texts with each other
+                row.update(
+                    {f"{n}_sha": hashlib.sha256(t.encode()).hexdigest() for n, t in texts.items()}
+                )
                 print(json.dumps(row), flush=True)
 
 
@@ -81,43 +87,80 @@ def run_level(level: str, args: argparse.Namespace) -> list[dict] | str:
 
 
 def table(results: dict[str, list[dict] | str]) -> list[str]:
+    """One row per style and seed range, one column per level that ran: INT8's CER minus
+    FP32's, and how many pages INT8 read exactly as FP32 did; FP32's own CER at the first
+    level. Levels that could not run are listed under the table."""
+    ran = {level: rows for level, rows in results.items() if isinstance(rows, list) and rows}
+    labels = [isa_levels.label(level) for level in ran]
     lines = [
-        "| style | split | level | pages | FP32 CER | INT8 CER | INT8 − FP32 | same text |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
+        "| style | split | pages | FP32 CER | "
+        + " | ".join(f"INT8 − FP32, same text: {n}" for n in labels)
+        + " |",
+        "|---|---|---:|---:|" + "---:|" * len(labels),
     ]
-    for level, rows in results.items():
-        if isinstance(rows, str):
-            lines.append(f"| all | all | {isa_levels.label(level)} | – | – | – | – | {rows} |")
-            continue
-        groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    groups: dict[tuple[str, str], dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for level, rows in ran.items():
         for row in rows:
-            groups[(row["style"], row["split"])].append(row)
-        for (style, split), group in sorted(groups.items()):
-            lines.append(_row(style, split, isa_levels.label(level), group))
-        for split in SEEDS:
-            everything = [row for row in rows if row["split"] == split]
-            lines.append(_row("**all**", split, isa_levels.label(level), everything))
+            groups[(row["style"], row["split"])][level].append(row)
+            groups[("**all**", row["split"])][level].append(row)
+    for (style, split), by_level in sorted(
+        groups.items(), key=lambda item: (item[0][0].startswith("*"), item[0])
+    ):
+        first = next(iter(by_level.values()))
+        cells = [_cell(by_level[level]) for level in ran]
+        lines.append(
+            f"| {style} | {split} | {len(first)} | {_mean(first, 'fp32_cer'):.4f} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    lines += [
+        f"\n{isa_levels.label(level)}: {rows}"
+        for level, rows in results.items()
+        if isinstance(rows, str)
+    ]
     return lines
 
 
-def _row(style: str, split: str, level: str, group: list[dict]) -> str:
-    fp32 = sum(row["fp32_cer"] for row in group) / len(group)
-    int8 = sum(row["int8_cer"] for row in group) / len(group)
-    same = sum(row["same"] for row in group)
-    return (
-        f"| {style} | {split} | {level} | {len(group)} | {fp32:.4f} | {int8:.4f} | "
-        f"{int8 - fp32:+.4f} | {same}/{len(group)} |"
-    )
+def _mean(group: list[dict], key: str) -> float:
+    return sum(row[key] for row in group) / len(group)
 
 
-def speed(rows: list[dict]) -> str:
+def _cell(group: list[dict]) -> str:
+    if not group:
+        return "–"
+    difference = _mean(group, "int8_cer") - _mean(group, "fp32_cer")
+    return f"{difference:+.4f}, {sum(row['same'] for row in group)}/{len(group)}"
+
+
+def speed(rows: list[dict], level: str) -> str:
     int8 = sum(row["int8_seconds"] for row in rows)
     fp32 = sum(row["fp32_seconds"] for row in rows)
     return (
-        f"Speed at the native level, the two precisions alternating page by page in one "
-        f"process: INT8 {int8:.1f} s, FP32 {fp32:.1f} s for {len(rows)} pages: "
-        f"**INT8 {fp32 / int8:.2f}x faster**."
+        f"- {isa_levels.label(level)}: INT8 {int8:.1f} s, FP32 {fp32:.1f} s for {len(rows)} "
+        f"pages, **INT8 {fp32 / int8:.2f}x faster**"
     )
+
+
+def across_levels(results: dict[str, list[dict] | str]) -> list[str]:
+    """Per level below the first: on how many pages each precision read the very text it read
+    at the first level (the same integers on every CPU should give the same text)."""
+    ran = [(level, rows) for level, rows in results.items() if isinstance(rows, list) and rows]
+    if len(ran) < 2:
+        return []
+    first_level, first = ran[0]
+    lines = []
+    for level, rows in ran[1:]:
+        counts = {
+            name: sum(
+                a[f"{name}_sha"] == b[f"{name}_sha"] for a, b in zip(first, rows, strict=True)
+            )
+            for name in ("int8", "fp32")
+        }
+        lines.append(
+            f"- {isa_levels.label(level)} against {isa_levels.label(first_level)}: INT8 read the "
+            f"same text on {counts['int8']}/{len(rows)} pages, FP32 on {counts['fp32']}/{len(rows)}"
+        )
+    return lines
 
 
 def main() -> None:
@@ -137,7 +180,6 @@ def main() -> None:
         args.per_class, args.only, args.levels = 1, args.only or SMOKE_STYLES, isa_levels.NATIVE
     levels = args.levels.split(",") if args.levels else isa_levels.available_levels()
     results = {level: run_level(level, args) for level in levels}
-    native = results.get(isa_levels.NATIVE)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores"
     lines = [
         HEADING,
@@ -151,8 +193,16 @@ def main() -> None:
         *table(results),
         "",
     ]
-    if isinstance(native, list) and native:
-        lines.append(speed(native))
+    same = across_levels(results)
+    if same:
+        lines += ["The same text at every level, page by page:", "", *same, ""]
+    timed = [(level, rows) for level, rows in results.items() if isinstance(rows, list) and rows]
+    if timed:
+        lines += [
+            "Speed, the two precisions alternating page by page in one process per level:",
+            "",
+            *(speed(rows, level) for level, rows in timed),
+        ]
     publish(HEADING, "\n".join(lines), args.write)
 
 

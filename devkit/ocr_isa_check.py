@@ -5,7 +5,8 @@
 Run once per instruction-set level in a child process (tests/ocr/test_int8_every_cpu.py,
 devkit/isa_levels.py): OpenVINO reads the variable when it loads. Each page has the exact text
 it must read; the pages are the kinds INT8 models lost on some CPUs: spaces between words
-("Invoice4711", "byFriday"), a light-grey low-contrast page, small print.
+("Invoice4711", "byFriday"), a light-grey low-contrast page, small print, and a table of lone
+characters (a "1" beside a "-" read "1." by the INT8 recognizer: `ocr/marks.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from PIL import Image
 
 from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.rendered_pages import render_lines
+from devkit.table_pages import lone_characters_page
 
 INVOICE = [
     "Invoice 4711 for the batch of April",
@@ -36,10 +38,12 @@ SMALL = [
 
 
 def pages() -> dict[str, tuple[Image.Image, list[str]]]:
+    cells = lone_characters_page("serif", dark=False)
     return {
         "invoice": (render_lines(INVOICE, width=760), INVOICE),
         "light grey": (render_lines(GREY, width=760, ink=(175, 175, 175)), GREY),
         "small print": (render_lines(SMALL, size=12, width=600), SMALL),
+        "lone characters": (cells.image, ["\t".join(row) for row in cells.tables[0].texts()]),
     }
 
 

@@ -331,6 +331,24 @@ def packing_slip(rng: random.Random) -> Page:
     return page
 
 
+def lone_characters_page(family: str, dark: bool) -> Page:
+    """Every lone character in every column of a table: one per cell, left- and right-aligned,
+    with words around them."""
+    background, ink = ((30, 32, 36), (225, 225, 225)) if dark else ((255, 255, 255), (20, 20, 20))
+    page = Page(760, 320, background=background, ink=ink)
+    columns = [Column("Item", 220), Column("Qty", 70, "right"), Column("Flag", 90),
+               Column("Note", 200)]  # fmt: skip
+    body = [
+        ["Desk lamp LED", "1", "-", "spare"],
+        ["Cable tray", "0", "x", "-"],
+        ["Monitor arm", "%", "1", "0"],
+        ["Label printer", "x", "%", "1"],
+    ]
+    draw_table(page, 30, 40, columns, body, Look(family, size=15, ink=ink, rules="header",
+                                                 rule=ink))  # fmt: skip
+    return page
+
+
 KINDS: dict[str, Callable[[random.Random], Page]] = {
     "invoice": invoice,
     "statement, light": lambda rng: statement(rng, dark=False),

@@ -14,11 +14,16 @@ from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.empty_cells import empty_cell_regions, ink_box
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.models import OcrTable, TextFragment
-from desktop.core.ocr.rendered_pages import Page
 from desktop.core.ocr.ruled_tables import TableGrid, find_table_grids
 from desktop.core.ocr.text_boxes import text_quads
 from desktop.core.ocr.wide_gaps import Part, capital_height, letter_case, split_read
-from devkit.table_pages import KINDS, Column, Look, best_table, draw_table, face, same_row
+from devkit.table_pages import (
+    KINDS,
+    best_table,
+    face,
+    lone_characters_page,
+    same_row,
+)
 
 
 @pytest.fixture(scope="module")
@@ -66,24 +71,6 @@ def test_the_invoice_header_block_stays_out_of_the_items_table(engine) -> None:
 
 
 LONE = ["1", "-", "0", "x", "%"]
-
-
-def lone_characters_page(family: str, dark: bool) -> Page:
-    """Every lone character in every column of a table: one per cell, left- and right-aligned,
-    with words around them."""
-    background, ink = ((30, 32, 36), (225, 225, 225)) if dark else ((255, 255, 255), (20, 20, 20))
-    page = Page(760, 320, background=background, ink=ink)
-    columns = [Column("Item", 220), Column("Qty", 70, "right"), Column("Flag", 90),
-               Column("Note", 200)]  # fmt: skip
-    body = [
-        ["Desk lamp LED", "1", "-", "spare"],
-        ["Cable tray", "0", "x", "-"],
-        ["Monitor arm", "%", "1", "0"],
-        ["Label printer", "x", "%", "1"],
-    ]
-    draw_table(page, 30, 40, columns, body, Look(family, size=15, ink=ink, rules="header",
-                                                 rule=ink))  # fmt: skip
-    return page
 
 
 @pytest.mark.parametrize(("family", "dark"), [("serif", False), ("noto", True), ("narrow", False)])

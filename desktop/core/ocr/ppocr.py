@@ -31,6 +31,7 @@ from desktop.core.ocr.detection_scale import (
     detect_at_readable_scale,
     detector_scale,
 )
+from desktop.core.ocr.marks import dashes_settled
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
@@ -125,7 +126,8 @@ class PpOcr:
         """`_read_lines`; a crop of one or two characters is read again with a margin
         (`with_margin`) and the surer read kept: a lone dash went from 0.34 to 0.6-0.9. It
         may change the text only over a read that saw a glyph (MARGIN_FLOOR): a chart's
-        marker read as "R" at 0.26 became "9" at 0.82, a toggle's knob a dot, then "O"."""
+        marker read as "R" at 0.26 became "9" at 0.82, a toggle's knob a dot, then "O". A dash
+        read as "." is told apart by its ink (`marks.dashes_settled`)."""
         widened = {
             i: wide for i, crop in enumerate(crops) if (wide := with_margin(crop)) is not crop
         }
@@ -134,7 +136,10 @@ class PpOcr:
             plain, plain_score, _ = reads[index]
             if score > plain_score and (text == plain or plain_score >= MARGIN_FLOOR):
                 reads[index] = text, score, None  # the margin moved its columns
-        return reads[: len(crops)]
+        return [
+            (dashes_settled(crop, text, columns), score, columns)
+            for crop, (text, score, columns) in zip(crops, reads, strict=False)
+        ]
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
         """Text line quadrilaterals (4x2 float32, clockwise from top-left) in image pixels.
