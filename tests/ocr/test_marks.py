@@ -63,3 +63,13 @@ def test_a_blank_crop_changes_nothing() -> None:
     blank = np.full((24, 60, 3), 255, np.uint8)
     assert dashes_settled(blank, ".", None) == "."
     assert dashes_settled(blank, "1.", np.array([10.0, 30.0], np.float32)) == "1."
+
+
+def test_a_table_cells_rules_in_the_crop_are_not_a_dash() -> None:
+    # A ruled table's cell crop held its grey top and left rules: as one blob with the text
+    # they were "a lone bar", and "$93.70" became "$93-70".
+    crop, columns = rendered([(8, "$93.70")], "condensed")
+    crop[0:2, :] = 170
+    crop[:, 0:2] = 170
+    assert dashes_settled(crop, "$93.70", columns) == "$93.70"
+    assert dashes_settled(crop[:, :, 0].copy(), "$93.70", columns) == "$93.70"

@@ -6,7 +6,7 @@ FakeQuantize layers, `int8.py`) the first time OCR runs, into the user data fold
 under a second; a bundle may ship them ready-made. A copy records the sha256 of the decisions
 it was built from, so new decisions (an update of DeskLens) rebuild it. They are used when
 asked for (`DESKLENS_OCR_PRECISION=int8`); FP32 is the default until an INT8 build reads
-every check page as FP32 does (bench/RESULTS.md).
+every page of the OCR tests as FP32 does (one differs: bench/RESULTS.md).
 """
 
 from __future__ import annotations
