@@ -84,9 +84,9 @@ def int8_dirs() -> list[Path]:
 
 def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
     """The files to load. "auto" is FP32 unless DESKLENS_OCR_PRECISION=int8 asks for INT8
-    (then valid INT8 models, else FP32): the INT8 models still read a lone "-" beside a "1" as
-    "." on 2 of the OCR tests' table pages (bench/RESULTS.md, "OCR INT8 against FP32"), and
-    FP32 reads the same on every CPU."""
+    (then valid INT8 models, else FP32): the INT8 models still read one of the OCR tests'
+    pages differently ("Entry 0:" in 10-px text as "Entry O:"; bench/RESULTS.md, "OCR INT8
+    against FP32"), though they read the same on every CPU, as FP32 does."""
     fp32 = {role: _wheel_model(role) for role in SOURCE_MODELS}
     asked = os.environ.get(PRECISION_ENV, "").strip().lower() == "int8"
     if precision == "int8" or (precision == "auto" and asked):
