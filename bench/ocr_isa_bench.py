@@ -90,7 +90,7 @@ def table(results: dict[str, list[dict] | str]) -> list[str]:
     """One row per style and seed range, one column per level that ran: INT8's CER minus
     FP32's, and how many pages INT8 read exactly as FP32 did; FP32's own CER at the first
     level. Levels that could not run are listed under the table."""
-    ran = {level: rows for level, rows in results.items() if isinstance(rows, list) and rows}
+    ran = dict(_ran(results))
     labels = [isa_levels.label(level) for level in ran]
     lines = [
         "| style | split | pages | FP32 CER | "
@@ -121,6 +121,11 @@ def table(results: dict[str, list[dict] | str]) -> list[str]:
     return lines
 
 
+def _ran(results: dict[str, list[dict] | str]) -> list[tuple[str, list[dict]]]:
+    """The levels that read pages, with their rows, in the order they ran."""
+    return [(level, rows) for level, rows in results.items() if isinstance(rows, list) and rows]
+
+
 def _mean(group: list[dict], key: str) -> float:
     return sum(row[key] for row in group) / len(group)
 
@@ -144,7 +149,7 @@ def speed(rows: list[dict], level: str) -> str:
 def across_levels(results: dict[str, list[dict] | str]) -> list[str]:
     """Per level below the first: on how many pages each precision read the very text it read
     at the first level (the same integers on every CPU should give the same text)."""
-    ran = [(level, rows) for level, rows in results.items() if isinstance(rows, list) and rows]
+    ran = _ran(results)
     if len(ran) < 2:
         return []
     first_level, first = ran[0]
@@ -196,7 +201,7 @@ def main() -> None:
     same = across_levels(results)
     if same:
         lines += ["The same text at every level, page by page:", "", *same, ""]
-    timed = [(level, rows) for level, rows in results.items() if isinstance(rows, list) and rows]
+    timed = _ran(results)
     if timed:
         lines += [
             "Speed, the two precisions alternating page by page in one process per level:",

@@ -71,11 +71,9 @@ def _ink_boxes(crop: np.ndarray) -> list[Box]:
     return [tuple(int(v) for v in stats[i, :4]) for i in range(1, count)]  # type: ignore[misc]
 
 
-def _bar(mark: Box | None, height: int) -> bool:
+def _bar(mark: Box, height: int) -> bool:
     """A bar at least DASH_ASPECT times as wide as tall, no wider than the line is tall (an em
     dash) and thin against it (a cell's rule or a frame is not a mark)."""
-    if mark is None:
-        return False
     _, _, width, tall = mark
     return (
         MIN_DASH_WIDTH <= width <= height

@@ -138,7 +138,7 @@ class PpOcr:
                 reads[index] = text, score, None  # the margin moved its columns
         return [
             (dashes_settled(crop, text, columns), score, columns)
-            for crop, (text, score, columns) in zip(crops, reads, strict=False)
+            for crop, (text, score, columns) in zip(crops, reads[: len(crops)], strict=True)
         ]
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
