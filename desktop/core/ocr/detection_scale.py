@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
+from desktop.core.ocr.ink import ink_mask
 from desktop.core.ocr.strips import join_tiled_boxes, plan_grid
 
 # The least spread of a tile's values, in some channel, for it to be looked at.
@@ -109,10 +109,6 @@ def _holds_several_lines(bgr: np.ndarray, quad: np.ndarray) -> bool:
     crop = bgr[top : bottom + 1, left : right + 1]
     if crop.shape[0] < 8 or crop.shape[1] < 2:
         return False
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    _, ink = cv2.threshold(gray, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    if ink.mean() > 0.5:  # the ink is whichever side of the threshold has fewer pixels
-        ink = 1 - ink
-    rows = np.concatenate(([False], ink.any(axis=1), [False]))
+    rows = np.concatenate(([False], ink_mask(crop, otsu=True).any(axis=1), [False]))
     edges = np.flatnonzero(rows[1:] != rows[:-1])  # starts and ends of the runs of ink rows
     return int((edges[1::2] - edges[0::2] >= 3).sum()) >= 2

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
+from desktop.core.ocr.ink import ink_mask
 from desktop.core.ocr.models import Box, OcrResult, OcrTable, TextFragment
 
 # Grey-level difference from the cell's own background that counts as ink, and how many such
@@ -65,10 +66,7 @@ def _column_spans(table: OcrTable) -> list[tuple[int, int] | None]:
 def ink_box(gray: np.ndarray, region: Box) -> Box | None:
     """The bounding box of the ink in a region of a greyscale page, or None."""
     left, top, right, bottom = (max(0, round(value)) for value in region)
-    patch = gray[top:bottom, left:right]
-    if patch.size == 0:
-        return None
-    ink = np.abs(patch.astype(np.int16) - int(np.median(patch))) > INK_CONTRAST
+    ink = ink_mask(gray[top:bottom, left:right], contrast=INK_CONTRAST)
     if np.count_nonzero(ink) < MIN_INK_PIXELS:
         return None
     ys, xs = np.nonzero(ink)

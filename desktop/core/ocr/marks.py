@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from desktop.core.ocr.ink import ink_mask
+
 # px: a bar beside glyphs is placed by them (a narrow font's 15 px dash: 2 x 1 px of full ink);
 # alone, a narrower one may be a dot's antialiasing
 MIN_DASH_WIDTH, MIN_LONE_DASH_WIDTH = 2, 3
@@ -20,6 +22,7 @@ MAX_BAR_SHARE = 0.2  # a dash's height of the line crop's, at most
 RAISED_SHARE = 0.2  # how far above the baseline a dash's middle is, of the glyphs' height
 APART_SHARE = 0.5  # how far a lone mark stands from any other ink, of the glyphs' height
 INK_SHARE = 0.5  # a pixel is ink when it differs from the background by half the crop's range
+MIN_SPREAD = 32  # grey levels: a crop differing from its background by less holds no ink
 MIN_BODY = 8  # px: the glyphs' height below which their ink is not measured
 
 
@@ -60,13 +63,7 @@ def _ink_boxes(crop: np.ndarray) -> list[Box]:
     """(x, y, width, height) of each connected blob of ink (darker or lighter than the
     background: the crop's median grey, as a line crop is mostly background; its border may
     be a table cell's rule)."""
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    gray = gray.astype(np.int16)
-    distance = np.abs(gray - int(np.median(gray)))
-    spread = int(distance.max())
-    if spread < 32:  # no ink to speak of
-        return []
-    ink = (distance >= spread * INK_SHARE).astype(np.uint8)
+    ink = ink_mask(crop, share=INK_SHARE, min_spread=MIN_SPREAD).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     return [tuple(int(v) for v in stats[i, :4]) for i in range(1, count)]  # type: ignore[misc]
 

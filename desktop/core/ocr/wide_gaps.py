@@ -23,6 +23,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from desktop.core.ocr.ink import ink_mask
 from desktop.core.ocr.models import TextFragment
 
 # An ink pause this many mean character pitches wide separates columns, not words.
@@ -35,6 +36,8 @@ BOX_MARGIN = 0.1
 # Ink at a crop's edge narrower than this share of its height, apart from the rest by as
 # much, belongs to a neighbour.
 SLIVER = 0.3
+# Grey levels from a crop's darkest to its lightest below which it holds no ink.
+MIN_SPREAD = 40
 # A crop row inked over this share of its width is a drawn rule, not text.
 RULE_COVER = 0.8
 # A crop this many times taller than its text and margins is drawn in to them, to no less
@@ -56,15 +59,9 @@ class Part(NamedTuple):
 def ink_columns(crop: np.ndarray, *, whole: bool = False) -> np.ndarray:
     """Which columns of a line crop hold ink, looking at the middle half of its height (rules
     and neighbouring lines touch only the top and bottom), or with `whole` at all of it."""
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    height = gray.shape[0]
-    band = gray if whole else np.ascontiguousarray(gray[height // 4 : height - height // 4])
-    if band.size == 0 or int(band.max()) - int(band.min()) < 40:
-        return np.zeros(gray.shape[1], bool)
-    threshold, _ = cv2.threshold(band, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    dark = band <= threshold
-    ink = dark if dark.mean() < 0.5 else ~dark  # the text is the minority either way round
-    return np.asarray(ink.any(axis=0))
+    height = crop.shape[0]
+    band = crop if whole else crop[height // 4 : height - height // 4]
+    return np.asarray(ink_mask(band, otsu=True, min_spread=MIN_SPREAD).any(axis=0))
 
 
 def text_rows(crop: np.ndarray, *, ruled: bool = False) -> tuple[float, float] | None:
@@ -72,13 +69,11 @@ def text_rows(crop: np.ndarray, *, ruled: bool = False) -> tuple[float, float] |
     margin; None for a crop of the usual height (and with `ruled`, for one that no drawn rule
     runs through). A dark grid's faint row rules made the
     detector box 14 px text 41 px tall, across two rows, which then read as one."""
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    height = gray.shape[0]
-    if gray.size == 0 or int(gray.max()) - int(gray.min()) < 40:
+    height = crop.shape[0]
+    ink = ink_mask(crop, otsu=True, min_spread=MIN_SPREAD)
+    if not ink.any():
         return None
-    threshold, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    dark = gray <= threshold
-    cover = (dark if dark.mean() < 0.5 else ~dark).mean(axis=1)
+    cover = ink.mean(axis=1)
     rules = cover >= RULE_COVER
     if ruled and not rules.any():
         return None
@@ -219,12 +214,9 @@ SMALL_LETTER = 0.85
 
 def ink_height(crop: np.ndarray) -> int:
     """Rows of a crop holding ink (from the top of the highest glyph to the lowest)."""
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    if gray.size == 0 or int(gray.max()) - int(gray.min()) < 40:
+    ink = ink_mask(crop, otsu=True, min_spread=MIN_SPREAD)
+    if not ink.any():
         return 0
-    threshold, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    dark = gray <= threshold
-    ink = dark if dark.mean() < 0.5 else ~dark
     ink[:, ink.mean(axis=0) >= RULE_COVER] = False  # a grid's vertical rule beside the glyph
     cover = ink.mean(axis=1)
     cover[cover >= RULE_COVER] = 0
