@@ -169,4 +169,66 @@ def make_tui(rng: random.Random, name: str) -> Sample:
     return sample(page, name, "terminal UI")
 
 
-PAGE_STYLES = [make_doc_columns, make_pager, make_man_page, make_tui]
+APP_THEMES = {  # window, sidebar, pane line, ink, muted ink
+    "light": ((255, 255, 255), (246, 246, 246), (222, 222, 222), (25, 25, 25), (110, 110, 110)),
+    "dark": ((30, 31, 34), (40, 41, 45), (62, 63, 68), (226, 226, 226), (150, 150, 150)),
+}
+APP_KINDS = [  # sidebar title, its button, its entries, the content's toolbar
+    ("Chats", "New chat", ["Invoice totals", "Quarterly sales chart", "Error dialog in setup",
+                           "Train timetable photo", "Meeting notes", "Receipt from lunch"],
+     ["Capture", "Export", "Settings"]),
+    ("Inbox", "Compose", ["Alex Morgan", "Priya Shah", "Tomas Novak", "Mei Lin", "Sam Okafor",
+                          "Billing team"], ["Reply", "Forward", "Archive"]),
+    ("Projects", "Add", ["Website refresh", "Budget review", "Hiring plan", "Office move",
+                         "Customer survey", "Release notes"], ["Share", "Filter", "Settings"]),
+]  # fmt: skip
+
+
+def make_app_panes(rng: random.Random, name: str) -> Sample:
+    """A desktop app: a sidebar (its header level with the content's toolbar, entries with a
+    date at its right edge) and the content, a thin line drawn between them, a status bar
+    across the bottom. Read as the window shows it: the sidebar, then the content."""
+    window, side, rule, ink, muted = APP_THEMES[rng.choice(["light", "dark"])]
+    width, height = rng.choice([(1100, 720), (1280, 800)])
+    sidebar = rng.choice([220, 250, 280])
+    page = Page(width, height, background=window, ink=ink)
+    face, bold, small = font("sans", 14), font("sans-bold", 16), font("sans", 12)
+    title, button, entries, tools = rng.choice(APP_KINDS)
+    page.draw.rectangle((0, 0, sidebar - 1, height - 30), fill=side)
+    page.draw.line((sidebar, 0, sidebar, height - 30), fill=rule)
+    page.draw.line((0, height - 29, width, height - 29), fill=rule)
+    page.text(14, 18, title, bold)
+    page.text(sidebar - 16 - round(face.getlength(button)), 19, button, face)
+    page.reference.append(f"{title} {button}")
+    y = 70
+    for entry in rng.sample(entries, rng.randint(3, 6)):
+        date = f"{rng.randint(1, 28)} {rng.choice(['Oct', 'Nov', 'Dec'])}"
+        page.text(20, y, entry, face)
+        page.text(sidebar - 14 - round(small.getlength(date)), y + 2, date, small, fill=muted)
+        page.reference.append(f"{entry} {date}")
+        y += 36
+    heading = _title(rng, rng.randint(2, 4))
+    page.text(sidebar + 22, 18, heading, bold)
+    x = width - 16
+    for label in reversed(tools):
+        x -= round(face.getlength(label)) + 24
+        page.text(x, 19, label, face)
+    page.reference.append(" ".join([heading, *tools]))
+    y = 80
+    for _ in range(rng.randint(2, 3)):
+        lines = wrap(paragraph(rng, rng.randint(2, 3)), face, width - sidebar - 80)
+        y = page.lines(sidebar + 40, y, lines[: max(1, (height - 120 - y) // 22)], face) + 18
+        if y > height - 160:
+            break
+    status = [
+        "Ready",
+        f"{rng.randint(2, 90)} items",
+        f"Synced {rng.randint(8, 18)}:{rng.randint(10, 59)}",
+    ]
+    for text, left in zip(status, (14, 160, width - 140), strict=True):
+        page.text(left, height - 22, text, small, fill=muted)
+    page.reference.append(" ".join(status))
+    return sample(page, name, "app with panes")
+
+
+PAGE_STYLES = [make_doc_columns, make_pager, make_man_page, make_tui, make_app_panes]

@@ -22,6 +22,7 @@ from desktop.core.ocr.model_files import (
     find_model_files,
 )
 from desktop.core.ocr.models import OcrResult, TextFragment
+from desktop.core.ocr.panes import find_pane_rules
 from desktop.core.ocr.ppocr import PpOcr
 from desktop.core.ocr.ruled_tables import find_table_grids
 from desktop.core.ocr.strips import check_readable
@@ -126,7 +127,8 @@ class OcrEngine:
         and barcodes be found."""
         grids = find_table_grids(gray) if gray is not None and fragments else []
         codes = _codes_of(gray, source_name) if gray is not None else []
-        layout = arrange(_outside_codes(fragments, codes), grids)
+        panes = find_pane_rules(gray) if gray is not None and fragments else []
+        layout = arrange(_outside_codes(fragments, codes), grids, panes)
         return OcrResult(
             lines=layout.lines,
             width=size[0],

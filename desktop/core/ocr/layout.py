@@ -27,6 +27,7 @@ from desktop.core.ocr.layout_tables import (
     table_from_rows,
 )
 from desktop.core.ocr.models import Box, LineKind, OcrLine, OcrTable, TextFragment
+from desktop.core.ocr.panes import PaneRule, split_panes
 from desktop.core.ocr.reading_order import Region, segment
 from desktop.core.ocr.ruled_tables import TableGrid
 
@@ -43,9 +44,14 @@ class Layout:
     tables: list[OcrTable] = field(default_factory=list)
 
 
-def arrange(fragments: Sequence[TextFragment], grids: Iterable[TableGrid] = ()) -> Layout:
-    """Order fragments for reading and group them into lines, paragraphs and tables."""
-    fragments = [kept for kept in map(without_decorations, fragments) if kept is not None]
+def arrange(
+    fragments: Sequence[TextFragment],
+    grids: Iterable[TableGrid] = (),
+    panes: Sequence[PaneRule] = (),
+) -> Layout:
+    """Order fragments for reading and group them into lines, paragraphs and tables; `panes`:
+    the lines drawn between a window's panes (`panes.find_pane_rules`)."""
+    fragments = without_decorations(list(fragments))
     angle = skew_angle(fragments)
     items = [deskewed(fragment, angle) for fragment in fragments]
     grids = list(grids)
@@ -55,7 +61,16 @@ def arrange(fragments: Sequence[TextFragment], grids: Iterable[TableGrid] = ()) 
         return _emit_tables_only(items)
     builder = _LineBuilder(statistics.median(text_heights))
     items, framed = framed_blocks(items, [grid for grid in grids if grid.is_frame])
-    regions = segment(items, builder.text_height) if items else []
+    # A window's panes are split first; a tilted photo has none to speak of.
+    parts = split_panes(items, list(panes), builder.text_height) if panes and not angle else None
+    if parts is None:
+        regions = segment(items, builder.text_height) if items else []
+    else:
+        regions = [
+            replace(region, column=index, from_column_split=True)
+            for index, part in enumerate(parts)
+            for region in segment(part, builder.text_height, index)
+        ]
     for block in framed:
         regions = _with_block(regions, segment(block, builder.text_height))
     for region in regions:

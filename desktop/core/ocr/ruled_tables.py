@@ -16,6 +16,8 @@ RULE_COVERAGE = 0.6
 FILL_EDGE_CONTRAST = 40
 # Pixels inside and outside a one-cell box compared to tell an outline from a filled band.
 FRAME_SAMPLE = 4
+# px: a drawn line is this thin at most (a scroll bar's thumb, 6-7 px, is not one).
+MAX_RULE_WIDTH = 3
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,19 @@ def find_table_grids(gray: np.ndarray) -> list[TableGrid]:
         ):
             grids.append(TableGrid(xs=tuple(xs), ys=tuple(ys)))
     return grids
+
+
+def vertical_rules(gray: np.ndarray, min_length: int) -> list[tuple[int, int, int]]:
+    """(x, top, bottom) of each drawn vertical line at least `min_length` px long and at most
+    MAX_RULE_WIDTH wide: a rule, not the side of a filled shape (`_is_fill_edge`)."""
+    vertical = _keep_runs(_ink_mask(gray), (1, max(25, min_length)))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(vertical, connectivity=8)
+    rules = []
+    for left, top, width, height, _ in stats[1:count]:
+        x = int(left + width // 2)
+        if width <= MAX_RULE_WIDTH and not _is_fill_edge(gray, vertical, x):
+            rules.append((x, int(top), int(top + height)))
+    return rules
 
 
 def _is_outline(gray: np.ndarray, xs: list[int], ys: list[int]) -> bool:
