@@ -182,9 +182,9 @@ def main() -> None:
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores"
     setup = (
         f"Machine: {machine}. DeskLens: OpenVINO {ov_version()} on CPU, "
-        f"threads: {args.threads or 'auto'}; FP32 models (the default) and INT8 models "
-        "(`DESKLENS_OCR_PRECISION=int8`) built by the app from the committed NNCF decisions "
-        "(`desktop/core/ocr/int8.py`). "
+        f"threads: {args.threads or 'auto'}; INT8 models (the default) built by the app "
+        "from the committed NNCF decisions (`desktop/core/ocr/int8.py`) and FP32 models "
+        "(`DESKLENS_OCR_PRECISION=fp32`). "
         f"{tesseract}: `--psm 3`, OMP_THREAD_LIMIT=1, time includes starting the process."
     )
     command = "python bench/ocr_bench.py " + " ".join(sys.argv[1:])

@@ -64,16 +64,23 @@ def test_ctc_confidence_over_the_full_alphabet_matches_a_float64_softmax() -> No
 LOOKS = ["", "0", "O", "c", "t", "2", "v", ".", " "]  # CTC blank first
 
 
-def read_with_look_alikes(chars: str, unsure: float) -> str:
+def decode_look_alikes(chars: str, unsure: float) -> tuple[str, bool]:
     """Decodes `chars` (one step each) where every "0" or "O" has its look-alike at logit
-    `unsure` below it (0 as good as sure of it: 9 below)."""
+    `unsure` below it (0 as good as sure of it: 9 below): the text, and whether it is in
+    doubt."""
     logits = np.zeros((len(chars), len(LOOKS)), dtype=np.float32)
     for step, char in enumerate(chars):
         logits[step, LOOKS.index(char)] = 10.0
         if char in "0O":
             logits[step, LOOKS.index("O" if char == "0" else "0")] = 10.0 - unsure
-    text, _, _ = ctc_decode(logits, LOOKS, logits=True, look_alikes=look_alike_indices(LOOKS))
-    return text
+    text, _, _, doubt = ctc_decode(
+        logits, LOOKS, logits=True, look_alikes=look_alike_indices(LOOKS)
+    )
+    return text, doubt
+
+
+def read_with_look_alikes(chars: str, unsure: float) -> str:
+    return decode_look_alikes(chars, unsure)[0]
 
 
 def test_an_unsure_zero_or_o_takes_the_kind_of_the_rest_of_its_word() -> None:
@@ -85,6 +92,15 @@ def test_an_unsure_zero_or_o_takes_the_kind_of_the_rest_of_its_word() -> None:
     assert read_with_look_alikes("0ct", unsure=9.0) == "0ct"
     assert read_with_look_alikes("v0.2", unsure=0.5) == "v0.2"
     assert read_with_look_alikes("0", unsure=0.5) == "0"
+
+
+def test_a_look_alike_no_word_settles_is_in_doubt_when_the_model_was_torn() -> None:
+    # p(other) = 1 / (1 + e^unsure): 0.38 at 0.5, 0.12 at 2, 0.0001 at 9
+    assert decode_look_alikes("c 0.", unsure=0.5) == ("c 0.", True)  # "Entry 0:"
+    assert decode_look_alikes("O", unsure=0.5) == ("O", True)
+    assert decode_look_alikes("c 0.", unsure=2.0) == ("c 0.", False)  # sure enough
+    assert decode_look_alikes("0ct", unsure=0.5) == ("Oct", False)  # its word settled it
+    assert decode_look_alikes("v0.2", unsure=0.5) == ("v0.2", False)  # a word of both kinds
 
 
 def test_fp32_models_come_from_the_rapidocr_wheel() -> None:
@@ -113,9 +129,14 @@ def test_int8_models_are_built_once_from_the_committed_ranges(
     manifest = json.loads((tmp_path / "int8" / MANIFEST_NAME).read_text())
     manifest["source_sizes"]["rec"] += 1  # made from another rapidocr release: rebuilt
     (tmp_path / "int8" / MANIFEST_NAME).write_text(json.dumps(manifest))
-    assert find_model_files("auto").precision == "fp32"  # FP32 unless INT8 is asked for
-    monkeypatch.setenv(PRECISION_ENV, "int8")
-    assert find_model_files("auto").precision == "int8"
+    monkeypatch.setenv(PRECISION_ENV, "fp32")
+    assert find_model_files("auto").precision == "fp32"  # asked for: nothing rebuilt
+    assert json.loads((tmp_path / "int8" / MANIFEST_NAME).read_text())["source_sizes"] != (
+        source_signature()
+    )
+    monkeypatch.delenv(PRECISION_ENV)
+    default = find_model_files("auto")  # INT8 unless FP32 is asked for
+    assert (default.precision, default.rec_reference) == ("int8", find_model_files("fp32").rec)
     assert json.loads((tmp_path / "int8" / MANIFEST_NAME).read_text())["source_sizes"] == (
         source_signature()
     )
@@ -144,8 +165,7 @@ def test_ranges_for_other_models_or_an_unwritable_folder_mean_fp32(
     stale.write_text(json.dumps(ranges))
     monkeypatch.setattr(int8, "RANGES_FILE", stale)
     monkeypatch.setenv(INT8_DIR_ENV, str(tmp_path / "int8"))
-    monkeypatch.setenv(PRECISION_ENV, "int8")  # asked for, and falls back
-    assert find_model_files("auto").precision == "fp32"
+    assert find_model_files("auto").precision == "fp32"  # the default falls back
     with pytest.raises(OcrModelError, match="could not be built"):
         find_model_files("int8")
 
@@ -153,7 +173,6 @@ def test_ranges_for_other_models_or_an_unwritable_folder_mean_fp32(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(INT8_DIR_ENV, str(blocker / "int8"))
-    monkeypatch.setenv(PRECISION_ENV, "int8")
     assert find_model_files("auto").precision == "fp32"
 
 

