@@ -99,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ocr-int8",
         choices=("make", "none"),
-        default="make",  # the OCR runs INT8 by default (desktop/core/ocr/model_files.py)
+        # The app builds them into the user data folder on its first OCR (about a second), so
+        # the bundle does not carry their 17 MB by default.
+        default="none",
         help="ship INT8 OCR models built now from the committed calibration ranges (make), or "
         "not (none: the app builds them on first use)",
     )

@@ -262,8 +262,8 @@ def test_bundle_self_test_passes_from_a_read_only_folder(unpacked, tiny_ir, tmp_
         "runtime", "libraries", "qt", "ocr", "data", "model", "answer"
     )], output  # fmt: skip
     assert "(bundle:" in result.stdout and str(user_data_dir(env)) in result.stdout
-    # The bundle ships the INT8 OCR models (build.py --ocr-int8 make, the default) and the OCR
-    # runs them from its read-only folder (model_files.py).
+    # The bundle ships no INT8 OCR models by default (build.py --ocr-int8 none): the first OCR
+    # builds them into the user data folder, never into the read-only bundle, and runs them.
     assert "(INT8 models)" in result.stdout
     assert models.returncode == 0 and "tiny" in models.stdout
     assert str(user_data_dir(env) / "models" / "tiny") in models.stdout
