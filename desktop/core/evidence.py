@@ -67,6 +67,42 @@ class Evidence:
             "not_found": list(self.not_found),
         }
 
+    @property
+    def empty(self) -> bool:
+        """No quoted line and no figure missing: nothing to show or keep."""
+        return not (self.lines or self.not_found)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Evidence:
+        """Evidence as `to_dict` wrote it (the history keeps an answer's); a damaged line or
+        figure is left out, anything else damaged gives no evidence (the answer still shows)."""
+        if not isinstance(data, dict):
+            return cls()
+        lines = data.get("lines")
+        found = data.get("not_found")
+        kept = (_line_from(item) for item in (lines if isinstance(lines, list) else []))
+        figures = found if isinstance(found, list) else []
+        return cls(
+            tuple(line for line in kept if line is not None),
+            tuple(text for text in figures if isinstance(text, str)),
+        )
+
+
+def _line_from(data: object) -> EvidenceLine | None:
+    if not isinstance(data, dict):
+        return None
+    numbers = [data.get("image"), data.get("line")]
+    box, text, quotes = data.get("box"), data.get("text"), data.get("quotes")
+    if not (isinstance(box, list) and len(box) == 4 and isinstance(text, str)):
+        return None
+    if not all(type(value) is int for value in [*numbers, *box]) or not isinstance(quotes, list):
+        return None
+    image, line = numbers
+    left, top, right, bottom = box
+    assert isinstance(image, int) and isinstance(line, int)  # checked above, for mypy
+    words = tuple(quote for quote in quotes if isinstance(quote, str))
+    return EvidenceLine(image, line, text, (left, top, right, bottom), words)
+
 
 def find_evidence(answer: str, results: Sequence[OcrResult]) -> Evidence:
     """The OCR lines of `results` (one per image, in order) that `answer` quotes."""

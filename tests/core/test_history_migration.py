@@ -61,7 +61,7 @@ def test_a_version_1_history_is_migrated_and_reads_as_before(old_history):
         [extraction] = store.messages(chats["Extracted"])
         assert OcrText.from_message(extraction).markdown == "Total **12.50**"
         assert extraction.stats == {"seconds": 0.3}  # the other formats left the stats
-    assert user_version(old_history) == SCHEMA_VERSION == 4
+    assert user_version(old_history) == SCHEMA_VERSION == 5
 
 
 def test_a_version_2_history_is_migrated_its_typed_words_become_the_text(tmp_path):

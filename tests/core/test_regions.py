@@ -149,4 +149,4 @@ def test_a_schema_3_history_gains_the_regions_column_and_keeps_its_rows(tmp_path
         stored = store.add_message(chat.id, "user", "New", asked=AskedWith(regions=(region,)))
         assert stored.asked.regions == (region,)
     with sqlite3.connect(folder / "history.sqlite3") as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)

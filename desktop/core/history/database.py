@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS messages (
     error_kind TEXT,             -- an error: desktop.core.history.records.ErrorKind
     ocr_markdown TEXT,           -- an extraction's Markdown
     ocr_json TEXT,               -- an extraction's JSON
-    regions TEXT                 -- JSON: the boxes a question was about (regions.py)
+    regions TEXT,                -- JSON: the boxes a question was about (regions.py)
+    evidence TEXT                -- JSON: the OCR lines an answer quotes (core/evidence.py)
 );
 CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
 CREATE TABLE IF NOT EXISTS message_images (

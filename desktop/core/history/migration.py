@@ -1,11 +1,11 @@
-"""Bringing a history written by an older DeskLens up to schema 4, in the open transaction.
+"""Bringing a history written by an older DeskLens up to schema 5, in the open transaction.
 
 Schema 1 stored a question as the whole composed prompt (system prompt and OCR text around the
 typed words); schema 2 added `typed`; schema 3 keeps the typed words as `text`, the prompt as
 `prompt`, what was put before the question as columns, the request's settings, how an answer
 ended, an error's kind and an extraction's Markdown and JSON in their own columns; schema 4
-adds a question's regions (a column, nothing moved). This is the only place that reads the old
-prompt markers back.
+adds a question's regions and schema 5 an answer's evidence (columns, nothing moved). This is
+the only place that reads the old prompt markers back.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sqlite3
 
 from desktop.core import bounded_json
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
-# Columns added by schema 2, 3 and 4 (a table made by an older version lacks them).
+# Columns added by schema 2 to 5 (a table made by an older version lacks them).
 NEW_COLUMNS = {
     "typed": "TEXT",  # schema 2 only: moved into `text`, NULL since schema 3
     "prompt": "TEXT",
@@ -30,6 +30,9 @@ NEW_COLUMNS = {
     "ocr_markdown": "TEXT",
     "ocr_json": "TEXT",
     "regions": "TEXT",  # schema 4: a question's regions (JSON), added as it is: no rows move
+    # Schema 5: an answer's evidence (JSON, core/evidence.py), kept when it is found; older
+    # answers have none (their chat shows what the chat's extractions still give).
+    "evidence": "TEXT",
 }
 
 # What schema 1 and 2 put between the added context and the typed words.

@@ -20,7 +20,7 @@ from desktop.core.history.records import (
     StoredOcr,
 )
 from desktop.core.images import LoadedImage
-from desktop.core.regions import regions_from_json
+from desktop.core.regions import regions_from_json, regions_to_json
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, text, answer_ids, stats, stopped, created_at, prompt, preset,"
@@ -120,6 +120,60 @@ def _token_ids(value: object) -> list[int] | None:
 
 def _object(value: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
+
+
+def message_row(
+    conversation_id: int,
+    role: str,
+    text: str,
+    answer_ids: Sequence[int] | None,
+    stats: dict[str, Any] | None,
+    stopped: bool,
+    now: float,
+    *,
+    prompt: str | None,
+    asked: AskedWith,
+    finish: Finish | None,
+    error_kind: ErrorKind | None,
+    ocr: StoredOcr | None,
+) -> dict[str, Any]:
+    """A new message's row, by column (`HistoryStore.add_message`)."""
+    return {
+        "conversation_id": conversation_id,
+        "role": role,
+        "text": text,
+        "answer_ids": ids_to_json(answer_ids),
+        "stats": stats_to_json(stats),
+        "stopped": int(stopped or finish is Finish.STOPPED),
+        "created_at": now,
+        "prompt": prompt if prompt != text else None,
+        "preset": asked.preset,
+        "settings": settings_to_json(asked.settings),
+        "grounded": int(asked.grounded),
+        "with_system": int(asked.system),
+        "finish": finish.value if finish is not None else None,
+        "error_kind": error_kind.value if error_kind is not None else None,
+        "ocr_markdown": ocr.markdown if ocr is not None else None,
+        "ocr_json": ocr.json if ocr is not None else None,
+        "regions": regions_to_json(asked.regions),
+    }
+
+
+def set_evidence(connection: sqlite3.Connection, message_id: int, evidence: str) -> bool:
+    """An answer's evidence (schema 5); False when the answer is gone (rewound, deleted)."""
+    cursor = connection.execute(
+        "UPDATE messages SET evidence = ? WHERE id = ? AND role = ?",
+        (evidence, message_id, Role.ASSISTANT.value),
+    )
+    return cursor.rowcount > 0
+
+
+def evidence_by_message(connection: sqlite3.Connection, conversation_id: int) -> dict[int, str]:
+    found = connection.execute(
+        "SELECT id, evidence FROM messages WHERE conversation_id = ? AND evidence IS NOT NULL",
+        (conversation_id,),
+    )
+    return {message_id: text for message_id, text in found}
 
 
 def require_conversation(connection: sqlite3.Connection, conversation_id: int) -> None:

@@ -41,7 +41,6 @@ from desktop.core.history.records import (
     reason,
 )
 from desktop.core.images import LoadedImage, load_image
-from desktop.core.regions import regions_to_json
 
 logger = logging.getLogger(__name__)
 
@@ -170,26 +169,11 @@ class HistoryStore:
         for image in images:
             check_digest(image.digest)
         now = time.time()
-        asked = asked or AskedWith()
-        row = {
-            "conversation_id": conversation_id,
-            "role": role,
-            "text": text,
-            "answer_ids": rows.ids_to_json(answer_ids),
-            "stats": rows.stats_to_json(stats),
-            "stopped": int(stopped or finish is Finish.STOPPED),
-            "created_at": now,
-            "prompt": prompt if prompt != text else None,
-            "preset": asked.preset,
-            "settings": rows.settings_to_json(asked.settings),
-            "grounded": int(asked.grounded),
-            "with_system": int(asked.system),
-            "finish": finish.value if finish is not None else None,
-            "error_kind": error_kind.value if error_kind is not None else None,
-            "ocr_markdown": ocr.markdown if ocr is not None else None,
-            "ocr_json": ocr.json if ocr is not None else None,
-            "regions": regions_to_json(asked.regions),
-        }
+        row = rows.message_row(
+            conversation_id, role, text, answer_ids, stats, stopped, now,
+            prompt=prompt, asked=asked or AskedWith(), finish=finish, error_kind=error_kind,
+            ocr=ocr,
+        )  # fmt: skip
         created: list[str] = []
         with self._files_lock:
             try:
@@ -281,6 +265,17 @@ class HistoryStore:
                     rows.touch(connection, conversation_id, time.time())
             self._remove_unreferenced_images(digests)
         return cursor.rowcount
+
+    def set_evidence(self, message_id: int, evidence: str) -> bool:
+        """Keeps an answer's evidence (JSON, core/evidence.py) for when its chat is opened
+        again; the chat's order is not changed. False when the answer no longer exists."""
+        with self._transaction() as connection:
+            return rows.set_evidence(connection, message_id, evidence)
+
+    def evidence_of(self, conversation_id: int) -> dict[int, str]:
+        """The kept evidence of the chat's answers (JSON), by message id."""
+        with self._reading() as connection:
+            return rows.evidence_by_message(connection, conversation_id)
 
     def messages(self, conversation_id: int) -> list[StoredMessage]:
         """The conversation's messages, oldest first."""
