@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from desktop.core.api import DEFAULT_PORT
+from desktop.gui.tray.keys import DEFAULT_SHORTCUT
 
 SETTINGS_FILE = "settings.ini"
 THEMES = ("system", "light", "dark")
@@ -46,6 +47,10 @@ class AppSettings:
     # What a screen capture does without Shift (desktop/gui/flows/capturing.py): "copy" the text
     # or "ask" about the picture.
     capture_action: str = "copy"
+    # The tray icon while the window is open, and the global shortcut that captures
+    # (desktop/gui/tray/: `desklens tray` reads the shortcut too); "" for no shortcut.
+    tray: bool = False
+    global_shortcut: str = DEFAULT_SHORTCUT
     # Which model answers: "local" (this computer's) or "server" (the one in server.json, its
     # key in server.key: desktop/gui/flows/model_source.py). The servers the user agreed to
     # send questions and images to, by URL, space-separated: the key is never in this file.
