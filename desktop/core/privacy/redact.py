@@ -1,0 +1,154 @@
+"""Redact a page: read it, find the private spans, fill their boxes, read the result again.
+
+The read-back is the proof: the filled page is read by the same OCR, and anything the finders
+see on it is filled too (a second round: text the first read had garbled may read cleanly
+once its neighbours are gone); a span still read back after that is a leak, which the front
+ends report instead of calling the page redacted. Only the boxes' pixels change; the saved
+image carries no metadata of the original (EXIF, GPS, text chunks).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Literal
+
+import numpy as np
+from PIL import Image
+
+from desktop.core import atomic
+from desktop.core.images import LoadedImage, load_image
+from desktop.core.ocr.models import OcrResult
+from desktop.core.privacy.boxes import place
+from desktop.core.privacy.models import Span, counted
+from desktop.core.privacy.patterns import UserPattern
+from desktop.core.privacy.spans import find_spans, tagged
+
+FILL = (0, 0, 0)  # solid black: plainly redacted, whatever the theme of the page
+MAX_ROUNDS = 2  # find and fill, then once more for what the first filling revealed
+Reader = Callable[[LoadedImage], OcrResult]  # the OCR engine's `extract`
+Outcome = Literal["redacted", "clean", "unreadable", "leaked"]
+# Lossless formats only: JPEG would change pixels outside the boxes (and blur their edges).
+SUFFIXES = {".png": "PNG", ".webp": "WEBP", ".tif": "TIFF", ".tiff": "TIFF", ".bmp": "BMP"}
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """What redacting one page did."""
+
+    image: Image.Image  # the page with the spans' boxes filled (the original when none)
+    source_name: str
+    spans: tuple[Span, ...]  # every span filled, over all rounds
+    result: OcrResult  # the first read, its spans replaced by tags: text and exports
+    leaks: tuple[Span, ...] = ()  # spans the OCR still read on the filled page
+    unsure_lines: int = 0  # lines found but not read: they may hold something private
+    boxes_changed: tuple[tuple[int, int, int, int], ...] = field(default=())
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.leaks:
+            return "leaked"
+        if self.spans:
+            return "redacted"
+        return "clean" if self.result.lines or self.result.codes else "unreadable"
+
+    def summary(self, target: str = "") -> str:
+        """One sentence for the user: what was redacted, or that nothing was found, or that
+        nothing could be read (never silence), or what the OCR still reads."""
+        where = f" → {target}" if target else ""
+        if self.outcome == "leaked":
+            names = ", ".join(f"{s.masked()} ({s.kind})" for s in self.leaks)
+            return (f"Not redacted safely: the OCR still reads {names} on the filled page; "
+                    "nothing was saved.")  # fmt: skip
+        if self.outcome == "unreadable":
+            return ("Could not read any text on this page: nothing was redacted (the page may "
+                    "be blank, too small or a photo).")  # fmt: skip
+        if self.outcome == "clean":
+            lines = len(self.result.lines)
+            return (f"Nothing to redact: the OCR read {lines} line{'s' if lines != 1 else ''} "
+                    "and found no e-mail, IBAN, card or phone number"
+                    f"{' or match of your patterns' if self._patterns else ''}.")  # fmt: skip
+        count = len(self.spans)
+        return f"Redacted {count} item{'s' if count != 1 else ''} ({counted(self.spans)}){where}."
+
+    @property
+    def _patterns(self) -> bool:
+        return any(span.kind == "custom" for span in self.spans)
+
+    def warning(self) -> str | None:
+        """A second sentence when part of the page could not be read (it may hide more)."""
+        if self.unsure_lines:
+            many = self.unsure_lines != 1
+            return (f"{self.unsure_lines} line{'s' if many else ''} on the page could not be "
+                    f"read, so {'they were' if many else 'it was'} not checked.")  # fmt: skip
+        return None
+
+
+def redact_page(
+    read: Reader, image: LoadedImage, patterns: Sequence[UserPattern] = ()
+) -> Redaction:
+    """Find, fill, read back; see the module's docstring."""
+    first = read(image)
+    spans = place(find_spans(first, patterns), first, image.image)
+    unsure = first.unsure_lines
+    if not spans:
+        return Redaction(image.image, image.name, (), first, unsure_lines=unsure)
+    filled, done = fill(image.image, spans), list(spans)
+    leaks: list[Span] = []
+    for _round in range(MAX_ROUNDS):
+        again = read(load_image(filled, name=image.name))
+        found = place(find_spans(again, patterns), again, filled)
+        leaks = [s for s in done if read_back(s, again)] + found
+        if not found:
+            break
+        filled = fill(filled, found)
+        done += found
+    return Redaction(filled, image.name, tuple(done), tagged(first, spans), tuple(leaks),
+                     unsure, tuple(box for s in done for box in s.boxes))  # fmt: skip
+
+
+def fill(image: Image.Image, spans: Sequence[Span]) -> Image.Image:
+    """A copy of the image (RGB) with every span's boxes filled."""
+    pixels = np.array(image.convert("RGB"))
+    for span in spans:
+        for left, top, right, bottom in span.boxes:
+            pixels[top:bottom, left:right] = FILL
+    return Image.fromarray(pixels, "RGB")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+def read_back(span: Span, result: OcrResult) -> bool:
+    """Does the result still hold the span's characters (spacing and punctuation aside)?"""
+    wanted = _plain(span.text)
+    if len(wanted) < 4:
+        return False
+    page = _plain(" ".join(line.text for line in result.lines))
+    return wanted in page or any(wanted in _plain(code.text) for code in result.codes)
+
+
+def image_format(path: str | os.PathLike) -> str:
+    """PIL's format name for a lossless output file, or a ValueError sentence."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(
+            f"Cannot write {Path(path).name}: a redacted page is saved as PNG, WebP, TIFF or "
+            "BMP (lossless: JPEG would change the pixels around the boxes)."
+        )
+    return SUFFIXES[suffix]
+
+
+def save_image(image: Image.Image, path: str | os.PathLike) -> Path:
+    """The image written whole (temporary file, then renamed), lossless, with no metadata."""
+    kind = image_format(path)
+
+    def save(file: IO[bytes]) -> None:
+        options = {"lossless": True} if kind == "WEBP" else {}
+        image.save(file, format=kind, **options)
+
+    return atomic.write_output(path, save, lambda file: Image.open(file).verify())
