@@ -39,8 +39,10 @@ NAMED_KEYS: dict[str, tuple[str, int]] = {
     "Left": ("Left", 0x25),
     "Right": ("Right", 0x27),
 }
-_ALIASES = {"printscreen": "Print", "prtsc": "Print", "ins": "Insert", "del": "Delete",
-            "pgup": "PageUp", "pgdown": "PageDown", "pgdn": "PageDown", "return": "Enter"}  # fmt: skip
+_ALIASES = {
+    "printscreen": "Print", "prtsc": "Print", "ins": "Insert", "del": "Delete",
+    "pgup": "PageUp", "pgdown": "PageDown", "pgdn": "PageDown", "return": "Enter",
+}  # fmt: skip
 _FUNCTION_KEY = re.compile(r"F([1-9]|1[0-9]|2[0-4])")
 EXAMPLE = f"write it as modifiers and one key joined by '+', e.g. {DEFAULT_SHORTCUT}"
 
@@ -81,7 +83,7 @@ class Shortcut:
 
 
 def parse_shortcut(text: str) -> Shortcut:
-    """"Ctrl+Alt+Shift+T" (any case, any order of modifiers) -> Shortcut; raises
+    """Reads "Ctrl+Alt+Shift+T" (any case, any order of modifiers) -> Shortcut; raises
     ShortcutError with a sentence naming what is wrong."""
     parts = [part.strip() for part in text.strip().split("+")]
     if not text.strip() or any(not part for part in parts):

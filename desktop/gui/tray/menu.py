@@ -62,9 +62,9 @@ class TrayMenu(QObject):
         self.icon.setContextMenu(self.menu)
         # A left click opens the app, as on most tray icons; the menu is a right click.
         self.icon.activated.connect(
-            lambda reason: target.open_app()
-            if reason == QSystemTrayIcon.ActivationReason.Trigger
-            else None
+            lambda reason: (
+                target.open_app() if reason == QSystemTrayIcon.ActivationReason.Trigger else None
+            )
         )
 
     def set_shortcut_hint(self, label: str) -> None:

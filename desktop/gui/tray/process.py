@@ -129,6 +129,7 @@ class TrayProcess(QObject):
             return
         previous = clipboard.text()
         clipboard.setText(text)
+        logger.info("Copied the region's text (%d characters)", len(text))  # never the text
         self.toast.show_result(
             f"Copied: {first_line(text)}",
             None,

@@ -19,6 +19,10 @@ BIND_IT_YOURSELF = (
     "Custom Shortcuts; KDE Plasma: System Settings > Keyboard > Shortcuts > Add New > Command "
     "or Script)."
 )
+PORTAL_NOT_USED = BIND_IT_YOURSELF.replace(
+    "Wayland does not let programs grab keys",
+    "Your desktop offers global shortcuts through its portal, which DeskLens does not use yet",
+)
 
 
 def portal_version(bus: QDBusConnection | None = None) -> int:
@@ -49,17 +53,12 @@ class PortalShortcut:
         self._on_failed = on_failed
 
     def start(self) -> None:
-        sentence = BIND_IT_YOURSELF.format(label=self.shortcut.label)
         if portal_version() == 0:
-            raise ShortcutUnavailable(sentence)
+            raise ShortcutUnavailable(BIND_IT_YOURSELF.format(label=self.shortcut.label))
         # BindShortcuts takes an a(sa{sv}), which QtDBus cannot marshal from Python (it
         # needs a C++-registered struct type): until DeskLens speaks D-Bus another way, the
         # desktop's own binding is the way there too.
-        raise ShortcutUnavailable(
-            sentence.replace("Wayland does not let programs grab keys", "Your desktop offers "
-                             "global shortcuts through its portal, which DeskLens does not use "
-                             "yet")  # fmt: skip
-        )
+        raise ShortcutUnavailable(PORTAL_NOT_USED.format(label=self.shortcut.label))
 
     def stop(self) -> None:
         """Nothing was taken."""

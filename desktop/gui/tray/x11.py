@@ -203,13 +203,11 @@ class X11Grab(QObject):
         if display is None:
             return
         event = _XEvent()
-        fire = False
         while x.XPending(display):
             x.XNextEvent(display, ctypes.byref(event))
             if event.type == KEY_PRESS and event.xkey.keycode == self._keycode:
                 self._pressed = True
             elif event.type == KEY_RELEASE and event.xkey.keycode == self._keycode:
-                fire = fire or self._pressed
+                if self._pressed:
+                    self._on_activated()
                 self._pressed = False
-        if fire:
-            self._on_activated()
