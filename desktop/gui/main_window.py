@@ -45,6 +45,7 @@ from desktop.gui.panels.chat_page import ChatPage
 from desktop.gui.panels.settings_dialog import SettingsDialog
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.theme import apply_theme, current_theme
+from desktop.gui.tray.in_app import WindowTray
 from desktop.gui.widgets.basics import release_after_menu
 from desktop.gui.widgets.drop import DropHandler
 from desktop.gui.widgets.icons import app_icon, line_icon
@@ -108,6 +109,8 @@ class MainWindow(QMainWindow):
         self.extraction = ExtractionFlow(parts, self.ocr, self.extract_all_button, self)
         button = self.page.capture_button
         self.capturing = CaptureFlow(parts, self.ocr, self.extraction, button, self)
+        self.tray = WindowTray(self, self.capturing, self.notice, data_dir)  # Settings > Tray
+        self.tray.apply(settings, quiet=True)
         self.rewinding = RewindFlow(parts, self.asking, self)
         self.exporting = ExportFlow(parts, self.settings_button, self)
         menu_buttons: list[QPushButton | QToolButton] = [self.exporting.button]
@@ -300,6 +303,7 @@ class MainWindow(QMainWindow):
         """`server`: the model server chosen in Settings (None: the saved one stays)."""
         old, self.settings = self.settings, new
         self.local_api.apply(new)
+        self.tray.apply(new)
         self.save_settings(new)
         if (new.theme, new.font_size) != (old.theme, old.font_size):
             self._apply_theme(new.theme, new.font_size)
@@ -358,6 +362,7 @@ class MainWindow(QMainWindow):
             self.first_run.kill()
             self.ocr.cancel_all()
             self.local_api.stop()  # before the engine's thread ends: its jobs stop first
+            self.tray.stop()  # the icon goes, the keys are given back
             # Storage goes last, once its queued writes (the purge, the window state) are done.
             for worker in (self.engine, self.ocr, self.storage):
                 if not worker.shutdown(SHUTDOWN_TIMEOUT_MS):

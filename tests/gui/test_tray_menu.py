@@ -18,9 +18,10 @@ from PySide6.QtGui import QGuiApplication, QImage, QPainter
 
 from desktop.core.ocr.service import OcrReply, OcrRequest, OcrService, default_endpoint
 from desktop.gui.capture.frozen import FrozenScreen
-from desktop.gui.settings import SettingsStore
-from desktop.gui.tray.menu import CAPTURE_ASK, CAPTURE_TEXT, OPEN_APP, QUIT, TrayMenu
+from desktop.gui.settings import AppSettings, SettingsStore
+from desktop.gui.tray.menu import CAPTURE_ASK, CAPTURE_TEXT, NO_TRAY, OPEN_APP, QUIT, TrayMenu
 from desktop.gui.tray.process import TrayProcess, chosen_action
+from desktop.gui.tray.settings_row import TrayRow
 from desktop.gui.widgets.thumbnails import qimage_to_png
 
 TEXT = "Invoice 2041 total 118.40 EUR"
@@ -236,3 +237,38 @@ def test_a_failed_grab_is_told_in_the_note(qtbot, data_dir: Path) -> None:
     assert process.toast.label.text() == "The screen could not be read."
     process.toast.hide()
     process.reader.close()
+
+
+def test_the_app_shows_the_same_menu_over_its_own_capture(qtbot, launch) -> None:
+    window = launch()
+    assert not window.settings.tray and not window.tray.menu.icon.isVisible()  # off by default
+    problem = window.tray.apply(replace(window.settings, tray=True))
+    # Offscreen Qt has neither a tray nor keys to take: both said, in the window's notice.
+    assert problem.startswith(NO_TRAY)
+    assert "no global shortcut on Qt's 'offscreen' platform" in problem
+    assert window.notice.text() == problem
+    names = [a.text() for a in window.tray.menu.menu.actions() if not a.isSeparator()]
+    assert names == [CAPTURE_TEXT, CAPTURE_ASK, OPEN_APP, QUIT]
+    with qtbot.waitSignal(window.capturing.overlay_shown, timeout=SIGNAL_TIMEOUT_MS):
+        window.tray.menu.actions[CAPTURE_TEXT].trigger()  # the window's capture, its OCR
+    assert window.isVisible()  # left where it is, as for `desklens capture`
+    with qtbot.waitSignal(window.capturing.cancelled, timeout=SIGNAL_TIMEOUT_MS):
+        window.capturing.picker.cancel()
+    window.showMinimized()
+    window.tray.menu.actions[OPEN_APP].trigger()
+    qtbot.waitUntil(lambda: window.isVisible() and not window.isMinimized())
+    window.tray.menu.actions[QUIT].trigger()
+    assert not window.isVisible() and window.engine.thread.isFinished()
+
+
+def test_settings_tray_row_checks_the_shortcut_as_typed(qtbot) -> None:
+    row = TrayRow(AppSettings(tray=True, global_shortcut="ctrl+alt+shift+t"))
+    qtbot.addWidget(row)
+    assert row.enabled and row.shortcut == "Ctrl+Alt+Shift+T"
+    row.edit.setText("Ctrl+Banana")
+    assert row.problem.text().startswith("'Banana' in the shortcut 'Ctrl+Banana' is not a key")
+    assert row.shortcut == "Ctrl+Banana"  # kept as typed: the window says why it takes no keys
+    row.edit.setText("")
+    assert row.shortcut == "" and row.problem.text() == ""
+    row.check.setChecked(False)
+    assert not row.edit.isEnabled()

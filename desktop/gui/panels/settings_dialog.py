@@ -38,6 +38,7 @@ from desktop.gui.flows.own_presets import OwnPresetsFlow
 from desktop.gui.panels.model_source_rows import ModelSourceRows
 from desktop.gui.panels.presets_editor import PresetsRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
+from desktop.gui.tray.settings_row import TrayRow
 from desktop.gui.widgets.basics import ok_cancel_buttons, push_button
 from desktop.gui.workers.local_api import LocalApi, LocalApiRow
 
@@ -151,6 +152,8 @@ class SettingsDialog(QDialog):
         form.addRow("", self.skip_check)
         self.capture_combo = capture_action_combo(settings.capture_action)
         form.addRow("Capture", self.capture_combo)
+        self.tray_row = TrayRow(settings)
+        form.addRow("Tray", self.tray_row)
 
         self.theme_combo = QComboBox()
         self.theme_combo.setAccessibleName("Theme")
@@ -199,6 +202,8 @@ class SettingsDialog(QDialog):
             font_size=self.font_spin.value(),
             local_api=self.api_row.enabled,
             capture_action=self.capture_combo.currentData(),
+            tray=self.tray_row.enabled,
+            global_shortcut=self.tray_row.shortcut,
             model_source="server" if self._server is not None else "local",
             consented_servers=self._consented,
         )

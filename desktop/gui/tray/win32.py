@@ -61,8 +61,11 @@ class WindowsHotkey(QAbstractNativeEventFilter):
         if app is not None:
             app.removeNativeEventFilter(self)
 
-    def nativeEventFilter(self, eventType: QByteArray | bytes, message: int) -> object:
-        if bytes(eventType) == b"windows_generic_MSG":
+    def nativeEventFilter(
+        self, eventType: QByteArray | bytes | bytearray | memoryview, message: int, /
+    ) -> object:
+        name = eventType.data() if isinstance(eventType, QByteArray) else bytes(eventType)
+        if name == b"windows_generic_MSG":
             msg = _Msg.from_address(int(message))
             if msg.message == WM_HOTKEY and msg.wParam == HOTKEY_ID:
                 self._on_activated()
