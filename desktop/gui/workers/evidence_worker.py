@@ -28,7 +28,8 @@ class EvidenceFound:
 
 
 class EvidenceFinder(QObject):
-    """`found` fires on this object's (the GUI) thread."""
+    """`found` fires on this object's (the GUI) thread: for a lookup, and for evidence kept
+    in the history (read back in the pool too: the OCR package loads only there)."""
 
     found = Signal(object)  # EvidenceFound
 
@@ -42,6 +43,12 @@ class EvidenceFinder(QObject):
         not read; the ticket its result will carry."""
         ticket = next(self._tickets)
         QThreadPool.globalInstance().start(_FindTask(ticket, answer, tuple(extractions), self))
+        return ticket
+
+    def restore(self, kept: str) -> int:
+        """Evidence the history kept (`Evidence.to_dict` as JSON), read back; its ticket."""
+        ticket = next(self._tickets)
+        QThreadPool.globalInstance().start(_FindTask(ticket, "", (), self, kept=kept))
         return ticket
 
 
@@ -69,16 +76,21 @@ class _FindTask(QRunnable):
         answer: str,
         extractions: tuple[OcrResult | str | None, ...],
         relay: EvidenceFinder,
+        kept: str | None = None,
     ) -> None:
         super().__init__()
         self._ticket, self._answer, self._extractions = ticket, answer, extractions
-        self._relay = relay
+        self._relay, self._kept = relay, kept
 
     def run(self) -> None:
+        from desktop.core import bounded_json
         from desktop.core.evidence import Evidence, find_evidence
 
         try:
-            evidence = find_evidence(self._answer, results_of(self._extractions))
+            if self._kept is not None:  # a damaged value is no evidence, not a failure
+                evidence = Evidence.from_dict(bounded_json.stored(self._kept))
+            else:
+                evidence = find_evidence(self._answer, results_of(self._extractions))
         except Exception:  # never let a pool thread die silently; no evidence is shown
             logger.exception("finding an answer's evidence failed")
             evidence = Evidence()
