@@ -16,12 +16,13 @@ system_deps() {
   # tests' own X server, its XTEST mouse (xdotool), a private D-Bus and gdbus for the fake
   # portal; Tesseract with the OCR benchmark's languages (bench/ocr_engines.py: the suite runs
   # every bench's --smoke); qpdf checks the searchable PDFs the OCR writes
-  # (tests/ocr/test_searchable_pdf.py).
+  # (tests/ocr/test_searchable_pdf.py); libX11 for the global shortcut's key grab
+  # (desktop/gui/tray/x11.py).
   local pkgs=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
               libglib2.0-0 fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-noto-cjk
               libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
               libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-xfixes0
-              libxcb-sync1 libxcb-shm0 xvfb xdotool dbus-daemon libglib2.0-bin
+              libxcb-sync1 libxcb-shm0 libx11-6 xvfb xdotool dbus-daemon libglib2.0-bin
               tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-deu
               tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-pol tesseract-ocr-ces qpdf)
   command -v dpkg >/dev/null || return 0  # not Debian/Ubuntu: the app's start-up check says what is missing
