@@ -96,3 +96,36 @@ def page(seed: int, *, kinds: tuple[str, ...] = ("email", "iban", "card", "phone
     for number, line in enumerate(lines):
         drawn.text(40, 30 + number * step, line, face)
     return RedactionPage(drawn.image, private, lines)
+
+
+def table_page(seed: int, rules: str = "grid", family: str = "condensed") -> RedactionPage:
+    """A customer table: name, e-mail, IBAN and an amount per row, drawn as devkit's tables."""
+    from devkit.table_pages import Column, Look, draw_table
+
+    rng = random.Random(seed)
+    body, private = [], []
+    for _ in range(3):
+        row = [f"{rng.choice(FIRST).title()} {rng.choice(LAST).title()}", email(rng),
+               iban(rng, rng.choice(("DE", "AT"))), f"{rng.randint(10, 999)}.{rng.randint(10, 99)}"]  # fmt: skip
+        private += [("email", row[1]), ("iban", row[2])]
+        body.append(row)
+    columns = [Column("Name", 170), Column("E-mail", 300), Column("IBAN", 300),
+               Column("Amount", 110, "right")]  # fmt: skip
+    drawn = Page(940, 220)
+    drawn.text(30, 20, "Customers and their accounts", font("sans", 18))
+    draw_table(drawn, 30, 60, columns, body, Look(family, 15, rules=rules))  # type: ignore[arg-type]
+    lines = ["Customers and their accounts", "Name E-mail IBAN Amount", *(" ".join(r) for r in body)]
+    return RedactionPage(drawn.image, private, lines)
+
+
+def code_page(content: str = "mailto:anna.schmidt@example.com") -> RedactionPage:
+    """A line of text beside a QR code that holds `content`."""
+    import numpy as np
+    import zxingcpp
+
+    drawn = Page(520, 220)
+    drawn.text(30, 30, "Scan the code to write to us", font("sans", 18))
+    symbol = zxingcpp.create_barcode(content, zxingcpp.BarcodeFormat.QRCode)
+    code = np.asarray(zxingcpp.write_barcode_to_image(symbol, scale=5))
+    drawn.image.paste(Image.fromarray(code).convert("RGB"), (330, 40))
+    return RedactionPage(drawn.image, [("email", content)], ["Scan the code to write to us"])

@@ -34,6 +34,9 @@ PARTIAL_MARGIN = 0.3  # line heights a cut inside a word reaches into the rest o
 WIDTH_AGREEMENT = (0.55, 1.8)  # a word's ink width over its expected width, to trust a split
 REACH = 1 / 3  # how far past its line's box a box may grow over ink sticking out
 INK_CONTRAST = 40  # grey levels from the background that count as ink when growing a box
+RULE_COVER = 0.8  # a row inked over this share of a box's width is a drawn rule
+NARROW_MARK = 0.3  # line heights: the widest ink of a ":" "," "." ";" between two pauses
+_MARKS = frozenset(":;,.!?)'\"")
 CODE_PAD = 4  # px around a QR code's or a barcode's box
 
 
@@ -116,7 +119,7 @@ def word_columns(
     jumps = np.flatnonzero(np.diff(columns) > 1)
     gaps = [(int(columns[i]) + 1, int(columns[i + 1])) for i in jumps]
     first, last = int(columns[0]), int(columns[-1]) + 1
-    for breaks in (_widest(gaps, len(words) - 1), _near(gaps, text, words, first, last)):
+    for breaks in (_widest(gaps, len(words) - 1), _near(gaps, text, words, first, last, height)):
         if breaks is None:
             continue
         edges = [first, *[x for gap in breaks for x in gap], last]
@@ -135,10 +138,11 @@ def _widest(gaps: list[tuple[int, int]], need: int) -> list[tuple[int, int]] | N
 
 def _near(
     gaps: list[tuple[int, int]], text: str, words: Sequence[tuple[int, int]], first: int,
-    last: int,
+    last: int, height: int,
 ) -> list[tuple[int, int]] | None:
     """For each break between words, the widest pause within a character and a half of where
-    the characters' widths put it (the nearest of equals); None if one has none."""
+    the characters' widths put it (of pauses within a pixel of that width, the nearest); None
+    if one has none."""
     total = max(_advance(text.strip()), 1.0)
     start = len(text) - len(text.lstrip())
     pitch = (last - first) / max(len(text.strip()), 1)
@@ -149,8 +153,23 @@ def _near(
                 and (not breaks or g[0] > breaks[-1][0])]  # fmt: skip
         if not near:
             return None
-        breaks.append(max(near, key=lambda g: (_width(g), -abs((g[0] + g[1]) / 2 - expected))))
+        widest = max(_width(g) for g in near)  # a pixel narrower is as wide (anti-aliasing)
+        tied = [g for g in near if _width(g) >= widest - 1]
+        chosen = min(tied, key=lambda g: abs((g[0] + g[1]) / 2 - expected))
+        breaks.append(_after_mark(tied, chosen, text[end - 1], height))
     return breaks
+
+
+def _after_mark(
+    tied: list[tuple[int, int]], chosen: tuple[int, int], last_char: str, height: int
+) -> tuple[int, int]:
+    """A word ending in a mark ("IBAN:") ends after it: where the pause before the mark is as
+    wide as the one after it (a serif colon's bearings), the later pause when only a narrow
+    blob of ink stands between them."""
+    if last_char not in _MARKS:
+        return chosen
+    later = [g for g in tied if g[0] > chosen[1] and g[0] - chosen[1] <= NARROW_MARK * height]
+    return later[0] if later else chosen
 
 
 def _width(gap: tuple[int, int]) -> int:
@@ -191,7 +210,8 @@ def _by_widths(crop: np.ndarray, text: str, start: int, end: int) -> tuple[float
 
 
 def _finished(gray: np.ndarray, box: Box) -> Box:
-    """The box grown over the ink sticking out of it above and below, then padded."""
+    """The box drawn in to the text's rows, grown over ink sticking out above and below,
+    then padded."""
     left, top, right, bottom = box
     height = bottom - top
     reach = max(round(height * REACH), 1)
@@ -199,7 +219,11 @@ def _finished(gray: np.ndarray, box: Box) -> Box:
     columns = gray[:, left:right].astype(np.int16)
     if columns.size:
         background = int(np.median(columns[max(top, 0) : bottom]))
-        inked = (np.abs(columns - background) > INK_CONTRAST).any(axis=1)
+        ink = np.abs(columns - background) > INK_CONTRAST
+        inked = ink.any(axis=1) & (ink.mean(axis=1) < RULE_COVER)  # a drawn rule is no text
+        rows = np.flatnonzero(inked[top:bottom])
+        if rows.size:  # in to the text first: a table cell's box is its grid rectangle
+            top, bottom = top + int(rows[0]), top + int(rows[-1]) + 1
         floor = max(top - reach, 0)
         while top > floor and inked[top - 1]:
             top -= 1

@@ -145,8 +145,10 @@ def _ibans(text: str) -> Iterator[Match]:
         if end is None:
             continue
         compact = re.sub(r"[ -]", "", text[start.start() : end]).upper()
-        fixed = compact[:2] + compact[2:4].translate(DIGIT_LOOKALIKES) + compact[4:]
-        if iban_is_valid(compact) or iban_is_valid(fixed):
+        # as read; look-alikes in the check digits read as digits; everywhere (a numeric BBAN)
+        readings = (compact, compact[:2] + compact[2:4].translate(DIGIT_LOOKALIKES) + compact[4:],
+                    compact[:2] + compact[2:].translate(DIGIT_LOOKALIKES))  # fmt: skip
+        if any(iban_is_valid(reading) for reading in readings):
             yield Match("iban", start.start(), end, text[start.start() : end])
 
 
