@@ -68,18 +68,29 @@ def email(rng: random.Random) -> str:
 
 def phone(rng: random.Random) -> str:
     digits = lambda n: "".join(rng.choice(string.digits) for _ in range(n))  # noqa: E731
-    return rng.choice((f"+49 30 {digits(7)}", f"+44 20 {digits(4)} {digits(4)}",
-                       f"+1 555 {digits(3)} {digits(4)}"))  # fmt: skip
+    return rng.choice(
+        (
+            f"+49 30 {digits(7)}",
+            f"+44 20 {digits(4)} {digits(4)}",
+            f"+1 555 {digits(3)} {digits(4)}",
+        )
+    )
 
 
-def page(seed: int, *, kinds: tuple[str, ...] = ("email", "iban", "card", "phone")) -> RedactionPage:
+def page(
+    seed: int, *, kinds: tuple[str, ...] = ("email", "iban", "card", "phone")
+) -> RedactionPage:
     """A letter-like page: a heading, filler lines, then each private item on a labelled line
     in a random order, more filler; face and size drawn from the seed."""
     rng = random.Random(seed)
     face_name, size = rng.choice(FACES), rng.choice((15, 16, 18, 20))
     face = font(face_name, size)
-    makers = {"email": ("E-mail:", email), "iban": ("IBAN:", lambda r: iban(r, r.choice(sorted(IBAN_BANKS)))),
-              "card": ("Card number:", card), "phone": ("Phone:", phone)}  # fmt: skip
+    makers = {
+        "email": ("E-mail:", email),
+        "iban": ("IBAN:", lambda r: iban(r, r.choice(sorted(IBAN_BANKS)))),
+        "card": ("Card number:", card),
+        "phone": ("Phone:", phone),
+    }
     items = [(kind, *makers[kind]) for kind in kinds]
     rng.shuffle(items)
     lines = [f"Account summary for {rng.choice(FIRST).title()} {rng.choice(LAST).title()}"]
@@ -91,8 +102,9 @@ def page(seed: int, *, kinds: tuple[str, ...] = ("email", "iban", "card", "phone
         lines.append(f"{label} {value}")
     lines += rng.sample([f for f in FILLER if f not in lines], 2)
     step = round(size * 1.7)
-    drawn = Page(40 + max(round(face.getlength(line)) for line in lines) + 40,
-                 60 + step * len(lines))  # fmt: skip
+    drawn = Page(
+        40 + max(round(face.getlength(line)) for line in lines) + 40, 60 + step * len(lines)
+    )
     for number, line in enumerate(lines):
         drawn.text(40, 30 + number * step, line, face)
     return RedactionPage(drawn.image, private, lines)
@@ -105,16 +117,28 @@ def table_page(seed: int, rules: str = "grid", family: str = "condensed") -> Red
     rng = random.Random(seed)
     body, private = [], []
     for _ in range(3):
-        row = [f"{rng.choice(FIRST).title()} {rng.choice(LAST).title()}", email(rng),
-               iban(rng, rng.choice(("DE", "AT"))), f"{rng.randint(10, 999)}.{rng.randint(10, 99)}"]  # fmt: skip
+        row = [
+            f"{rng.choice(FIRST).title()} {rng.choice(LAST).title()}",
+            email(rng),
+            iban(rng, rng.choice(("DE", "AT"))),
+            f"{rng.randint(10, 999)}.{rng.randint(10, 99)}",
+        ]
         private += [("email", row[1]), ("iban", row[2])]
         body.append(row)
-    columns = [Column("Name", 170), Column("E-mail", 300), Column("IBAN", 300),
-               Column("Amount", 110, "right")]  # fmt: skip
+    columns = [
+        Column("Name", 170),
+        Column("E-mail", 300),
+        Column("IBAN", 300),
+        Column("Amount", 110, "right"),
+    ]
     drawn = Page(940, 220)
     drawn.text(30, 20, "Customers and their accounts", font("sans", 18))
     draw_table(drawn, 30, 60, columns, body, Look(family, 15, rules=rules))  # type: ignore[arg-type]
-    lines = ["Customers and their accounts", "Name E-mail IBAN Amount", *(" ".join(r) for r in body)]
+    lines = [
+        "Customers and their accounts",
+        "Name E-mail IBAN Amount",
+        *(" ".join(r) for r in body),
+    ]
     return RedactionPage(drawn.image, private, lines)
 
 

@@ -16,9 +16,9 @@ import pytest
 
 from desktop.core.images import load_image
 from desktop.core.ocr import OcrEngine
+from desktop.core.ocr.rendered_pages import render_lines
 from desktop.core.privacy.patterns import compile_pattern
 from desktop.core.privacy.redact import FILL, Redaction, redact_page
-from desktop.core.ocr.rendered_pages import render_lines
 from devkit import redaction_pages
 
 HELD_OUT = 4901
@@ -110,8 +110,13 @@ def test_user_pattern_on_a_page(ocr):
 
 
 def test_clean_page_says_so(ocr):
-    image = render_lines(["Meeting notes for Tuesday", "Invoice INV-2024-00731 dated 2024-03-15",
-                          "Total 1,284.50 EUR"])  # fmt: skip
+    image = render_lines(
+        [
+            "Meeting notes for Tuesday",
+            "Invoice INV-2024-00731 dated 2024-03-15",
+            "Total 1,284.50 EUR",
+        ]
+    )
     redaction = redact_page(ocr.extract, load_image(image, name="notes"))
     assert redaction.outcome == "clean" and redaction.spans == ()
     assert redaction.summary() == (

@@ -27,9 +27,15 @@ def kinds(text: str, patterns=()) -> list[tuple[str, str]]:
     ("text", "expected"),
     [
         ("Mail john.smith@example.com today", ("email", "john.smith@example.com")),
-        ("e-mail: anna-maria.o'neil@mail.example.co.uk", ("email", "anna-maria.o'neil@mail.example.co.uk")),
+        (
+            "e-mail: anna-maria.o'neil@mail.example.co.uk",
+            ("email", "anna-maria.o'neil@mail.example.co.uk"),
+        ),
         ("write to ops @ example.org", ("email", "ops @ example.org")),
-        ("IBAN: DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX", ("iban", "DE89 3704 0044 0532 0130 00")),
+        (
+            "IBAN: DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX",
+            ("iban", "DE89 3704 0044 0532 0130 00"),
+        ),
         ("GB82 WEST 1234 5698 7654 32", ("iban", "GB82 WEST 1234 5698 7654 32")),
         ("NL91ABNA0417164300", ("iban", "NL91ABNA0417164300")),
         ("IBAN DE89 37O4 0044 0532 0130 00", ("iban", "DE89 37O4 0044 0532 0130 00")),  # O for 0
@@ -120,8 +126,14 @@ def test_question_text_is_tagged():
 
 
 def line(text, number=0, paragraph=0, table=None):
-    return OcrLine(text, (0, 20 * number, 400, 20 * number + 16), 0.99, paragraph,
-                   kind="table" if table is not None else "text", table=table)
+    return OcrLine(
+        text,
+        (0, 20 * number, 400, 20 * number + 16),
+        0.99,
+        paragraph,
+        kind="table" if table is not None else "text",
+        table=table,
+    )
 
 
 def test_spans_of_a_result_lines_cells_and_a_wrapped_email():
@@ -133,9 +145,11 @@ def test_spans_of_a_result_lines_cells_and_a_wrapped_email():
             line("Name\tCard", 2, 1, table=0),
             line("Anna\t4111 1111 1111 1111", 3, 1, table=0),
         ],
-        width=400, height=100, seconds=0.0,
+        width=400,
+        height=100,
+        seconds=0.0,
         tables=[OcrTable(rows, (0, 40, 400, 76), ruled=False)],
-    )  # fmt: skip
+    )
     spans = find_spans(result)
     assert [(s.kind, s.line, s.text) for s in spans] == [
         ("card", 3, "4111 1111 1111 1111"),

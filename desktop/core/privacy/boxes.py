@@ -131,14 +131,20 @@ def word_columns(
 
 def _widest(gaps: list[tuple[int, int]], need: int) -> list[tuple[int, int]] | None:
     widest = sorted(gaps, key=_width, reverse=True)
-    if len(gaps) < need or (len(gaps) > need and need and _width(widest[need - 1]) <= _width(widest[need])):
+    if len(gaps) < need or (
+        len(gaps) > need and need and _width(widest[need - 1]) <= _width(widest[need])
+    ):
         return None
     return sorted(widest[:need])
 
 
 def _near(
-    gaps: list[tuple[int, int]], text: str, words: Sequence[tuple[int, int]], first: int,
-    last: int, height: int,
+    gaps: list[tuple[int, int]],
+    text: str,
+    words: Sequence[tuple[int, int]],
+    first: int,
+    last: int,
+    height: int,
 ) -> list[tuple[int, int]] | None:
     """For each break between words, the widest pause within a character and a half of where
     the characters' widths put it (of pauses within a pixel of that width, the nearest); None
@@ -147,10 +153,15 @@ def _near(
     start = len(text) - len(text.lstrip())
     pitch = (last - first) / max(len(text.strip()), 1)
     breaks: list[tuple[int, int]] = []
-    for (_, end), (begin, _) in zip(words, words[1:]):
-        expected = first + (_advance(text[start:end]) + _advance(text[end:begin]) / 2) / total * (last - first)
-        near = [g for g in gaps if abs((g[0] + g[1]) / 2 - expected) <= 1.5 * pitch
-                and (not breaks or g[0] > breaks[-1][0])]  # fmt: skip
+    for (_, end), (begin, _) in zip(words, words[1:], strict=False):
+        before = _advance(text[start:end]) + _advance(text[end:begin]) / 2
+        expected = first + before / total * (last - first)
+        near = [
+            g
+            for g in gaps
+            if abs((g[0] + g[1]) / 2 - expected) <= 1.5 * pitch
+            and (not breaks or g[0] > breaks[-1][0])
+        ]
         if not near:
             return None
         widest = max(_width(g) for g in near)  # a pixel narrower is as wide (anti-aliasing)
@@ -237,5 +248,9 @@ def _finished(gray: np.ndarray, box: Box) -> Box:
 def _grown(box: Box, pad: int, shape: tuple[int, ...]) -> Box:
     left, top, right, bottom = box
     height, width = shape[0], shape[1]
-    return (max(left - pad, 0), max(top - pad, 0), min(right + pad, width),
-            min(bottom + pad, height))  # fmt: skip
+    return (
+        max(left - pad, 0),
+        max(top - pad, 0),
+        min(right + pad, width),
+        min(bottom + pad, height),
+    )

@@ -56,9 +56,15 @@ class Span:
         return value if len(value) <= 4 else f"{value[:2]}…{value[-2:]}"
 
     def to_json(self) -> dict:
-        data: dict = {"kind": self.kind, "tag": self.tag, "line": self.line,
-                      "start": self.start, "end": self.end,
-                      "boxes": [list(box) for box in self.boxes], "estimated": self.estimated}  # fmt: skip
+        data: dict = {
+            "kind": self.kind,
+            "tag": self.tag,
+            "line": self.line,
+            "start": self.start,
+            "end": self.end,
+            "boxes": [list(box) for box in self.boxes],
+            "estimated": self.estimated,
+        }
         if self.code is not None:
             data["code"] = self.code
         return data

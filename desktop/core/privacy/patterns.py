@@ -16,25 +16,23 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from desktop.core.ocr.code_payments import iban_is_valid
-from desktop.core.privacy.models import KINDS, Kind, Match
+from desktop.core.privacy.models import KINDS, Match
 
 # ISO 13616 registry lengths (SWIFT's IBAN registry): an IBAN of another length is not one.
-IBAN_LENGTHS = {
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
-    "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
-    "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27,
-    "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
-    "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32,
-    "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
-    "MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24,
-    "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31,
-    "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23,
-    "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
-}  # fmt: skip
+_REGISTRY = (
+    "AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 "
+    "DJ27 DK18 DO28 EE20 EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HR21 "
+    "HU28 IE22 IL23 IQ23 IS26 IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 MC27 "
+    "MD24 ME22 MK19 MN20 MR27 MT31 MU30 NI28 NL18 NO15 OM23 PK24 PL28 PS29 PT25 QA29 RO24 "
+    "RS22 RU33 SA24 SC31 SD18 SE24 SI19 SK24 SM27 SO23 ST25 SV28 TL23 TN24 TR26 UA29 VA22 "
+    "VG24 XK20 YE30"
+)
+IBAN_LENGTHS = {entry[:2]: int(entry[2:]) for entry in _REGISTRY.split()}
 
 # Characters the recognizer confuses with digits, read as the digit inside an IBAN or card.
-DIGIT_LOOKALIKES = str.maketrans({"O": "0", "o": "0", "D": "0", "I": "1", "l": "1", "|": "1",
-                                  "S": "5", "B": "8", "Z": "2"})  # fmt: skip
+DIGIT_LOOKALIKES = str.maketrans(
+    {"O": "0", "o": "0", "D": "0", "I": "1", "l": "1", "|": "1", "S": "5", "B": "8", "Z": "2"}
+)
 
 _EMAIL = re.compile(
     r"(?<![\w.%+'-])[\w.%+'-]*\w ?@ ?[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])", re.UNICODE
@@ -50,7 +48,7 @@ _PHONE_FORMS = (
     re.compile(r"(?<![\w.,/:+-])(?:\(0\d{1,4}\)|0[1-9]\d{1,4})(?:[ /-]?\d{2,}){1,4}(?![\w.,/:-])"),
     # North America: (555) 123-4567, 555-123-4567, 555.123.4567
     re.compile(r"(?<![\w.,/:+-])(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[-. ])\d{3}[-. ]\d{4}(?![\w.,/:-])"),
-)  # fmt: skip
+)
 # After a label ("Tel:", "Phone", "Mobile", "Fax", "Tel.-Nr."), any run of 6 to 15 digits.
 _PHONE_LABEL = re.compile(
     r"(?i)\b(?:tel(?:ephone)?|phone|mobile|mob|cell|fax|handy|telefon|t[ée]l[ée]phone)"
@@ -105,15 +103,20 @@ def find_private(text: str, patterns: Sequence[UserPattern] = ()) -> list[Match]
     """Every private span of `text`, in order, none overlapping (an overlap is one span, the
     first finder's kind: e-mail, IBAN, card, phone, then the user's patterns)."""
     shapes = [(m.start(), m.end()) for m in _IBAN_SHAPE.finditer(text)]
-    numbers = [m for m in (*_cards(text), *_phones(text))
-               if not any(a <= m.start < b for a, b in shapes)]  # fmt: skip
+    numbers = [
+        m for m in (*_cards(text), *_phones(text)) if not any(a <= m.start < b for a, b in shapes)
+    ]
     found = [
         *_emails(text),
         *_ibans(text),
         *numbers,
-        *(Match("custom", m.start(), m.end(), m.group()) for p in patterns
-          for m in p.regex.finditer(text) if m.end() > m.start()),
-    ]  # fmt: skip
+        *(
+            Match("custom", m.start(), m.end(), m.group())
+            for p in patterns
+            for m in p.regex.finditer(text)
+            if m.end() > m.start()
+        ),
+    ]
     return merge(found, text)
 
 
@@ -146,8 +149,11 @@ def _ibans(text: str) -> Iterator[Match]:
             continue
         compact = re.sub(r"[ -]", "", text[start.start() : end]).upper()
         # as read; look-alikes in the check digits read as digits; everywhere (a numeric BBAN)
-        readings = (compact, compact[:2] + compact[2:4].translate(DIGIT_LOOKALIKES) + compact[4:],
-                    compact[:2] + compact[2:].translate(DIGIT_LOOKALIKES))  # fmt: skip
+        readings = (
+            compact,
+            compact[:2] + compact[2:4].translate(DIGIT_LOOKALIKES) + compact[4:],
+            compact[:2] + compact[2:].translate(DIGIT_LOOKALIKES),
+        )
         if any(iban_is_valid(reading) for reading in readings):
             yield Match("iban", start.start(), end, text[start.start() : end])
 
@@ -160,7 +166,9 @@ def _take_alnum(text: str, start: int, count: int) -> int | None:
         char = text[position]
         if char.isalnum():
             taken += 1
-        elif not (char in " -" and taken and position + 1 < len(text) and text[position + 1].isalnum()):
+        elif not (
+            char in " -" and taken and position + 1 < len(text) and text[position + 1].isalnum()
+        ):
             return None
         position += 1
     if taken < count or (position < len(text) and text[position].isalnum()):
@@ -192,8 +200,10 @@ def _cards(text: str) -> Iterator[Match]:
     """Card numbers inside runs of digits and separators: the longest stretch that starts and
     ends at a group's edge and passes the checks ("4111 1111 1111 1111 12 27": the 16)."""
     for run in _CARD_RUN.finditer(text):
-        groups = [(m.start() + run.start(), m.end() + run.start())
-                  for m in re.finditer(r"[0-9OolI]+", run.group())]  # fmt: skip
+        groups = [
+            (m.start() + run.start(), m.end() + run.start())
+            for m in re.finditer(r"[0-9OolI]+", run.group())
+        ]
         found = _longest_card(text, groups)
         if found is not None:
             yield Match("card", found[0], found[1], text[found[0] : found[1]])

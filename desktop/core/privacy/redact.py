@@ -61,16 +61,22 @@ class Redaction:
         where = f" → {target}" if target else ""
         if self.outcome == "leaked":
             names = ", ".join(f"{s.masked()} ({s.kind})" for s in self.leaks)
-            return (f"Not redacted safely: the OCR still reads {names} on the filled page; "
-                    "nothing was saved.")  # fmt: skip
+            return (
+                f"Not redacted safely: the OCR still reads {names} on the filled page; "
+                "nothing was saved."
+            )
         if self.outcome == "unreadable":
-            return ("Could not read any text on this page: nothing was redacted (the page may "
-                    "be blank, too small or a photo).")  # fmt: skip
+            return (
+                "Could not read any text on this page: nothing was redacted (the page may "
+                "be blank, too small or a photo)."
+            )
         if self.outcome == "clean":
             lines = len(self.result.lines)
-            return (f"Nothing to redact: the OCR read {lines} line{'s' if lines != 1 else ''} "
-                    "and found no e-mail, IBAN, card or phone number"
-                    f"{' or match of your patterns' if self._patterns else ''}.")  # fmt: skip
+            return (
+                f"Nothing to redact: the OCR read {lines} line{'s' if lines != 1 else ''} "
+                "and found no e-mail, IBAN, card or phone number"
+                f"{' or match of your patterns' if self._patterns else ''}."
+            )
         count = len(self.spans)
         return f"Redacted {count} item{'s' if count != 1 else ''} ({counted(self.spans)}){where}."
 
@@ -82,8 +88,10 @@ class Redaction:
         """A second sentence when part of the page could not be read (it may hide more)."""
         if self.unsure_lines:
             many = self.unsure_lines != 1
-            return (f"{self.unsure_lines} line{'s' if many else ''} on the page could not be "
-                    f"read, so {'they were' if many else 'it was'} not checked.")  # fmt: skip
+            return (
+                f"{self.unsure_lines} line{'s' if many else ''} on the page could not be "
+                f"read, so {'they were' if many else 'it was'} not checked."
+            )
         return None
 
 
@@ -106,8 +114,15 @@ def redact_page(
             break
         filled = fill(filled, found)
         done += found
-    return Redaction(filled, image.name, tuple(done), tagged(first, spans), tuple(leaks),
-                     unsure, tuple(box for s in done for box in s.boxes))  # fmt: skip
+    return Redaction(
+        filled,
+        image.name,
+        tuple(done),
+        tagged(first, spans),
+        tuple(leaks),
+        unsure,
+        tuple(box for s in done for box in s.boxes),
+    )
 
 
 def fill(image: Image.Image, spans: Sequence[Span]) -> Image.Image:

@@ -19,13 +19,18 @@ _JOIN_REACH = 48
 def find_spans(result: OcrResult, patterns: Sequence[UserPattern] = ()) -> list[Span]:
     """Every private span of the page, line by line (a table row's cells apart), then the
     spans a line break cut in two (one span per line), then the codes'."""
-    spans = [span for number, line in enumerate(result.lines)
-             for match in find_private(line.text, patterns)
-             for span in _within_cells(number, line.text, match)]  # fmt: skip
+    spans = [
+        span
+        for number, line in enumerate(result.lines)
+        for match in find_private(line.text, patterns)
+        for span in _within_cells(number, line.text, match)
+    ]
     spans += _across_breaks(result.lines, spans, patterns)
     for number, code in enumerate(result.codes):
-        spans += [Span(m.kind, m.text, -1, m.start, m.end, code=number)
-                  for m in find_private(code.text, patterns)]  # fmt: skip
+        spans += [
+            Span(m.kind, m.text, -1, m.start, m.end, code=number)
+            for m in find_private(code.text, patterns)
+        ]
     return spans
 
 
@@ -65,15 +70,23 @@ def _across_breaks(
     return _unique(spans)
 
 
-def _halves(number: int, offset: int, second_start: int, match: Match, tail: str,
-            head: str) -> list[Span]:  # fmt: skip
+def _halves(
+    number: int, offset: int, second_start: int, match: Match, tail: str, head: str
+) -> list[Span]:
     """The part of a match on each line, in each line's own characters."""
     spans = []
     left = tail[match.start :]
     if left.strip():
         begin = match.start + len(left) - len(left.lstrip())
-        spans.append(Span(match.kind, left.strip(), number, offset + begin,
-                          offset + match.start + len(left.rstrip())))  # fmt: skip
+        spans.append(
+            Span(
+                match.kind,
+                left.strip(),
+                number,
+                offset + begin,
+                offset + match.start + len(left.rstrip()),
+            )
+        )
     right = head[: match.end - second_start]
     if right.strip():
         begin = len(right) - len(right.lstrip())

@@ -1,0 +1,166 @@
+"""`desklens redact` end to end (issue 49): the real OCR, files on disk, what it says."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from desktop.cli import main
+from desktop.core.ocr import OcrEngine
+from desktop.core.ocr.rendered_pages import render_lines
+from desktop.core.privacy.user_patterns import read_patterns, write_patterns
+from devkit import redaction_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def letter(tmp_path: Path) -> tuple[Path, redaction_pages.RedactionPage]:
+    page = redaction_pages.page(11)
+    path = tmp_path / "letter.png"
+    page.image.save(path, pnginfo=_with_metadata())
+    return path, page
+
+
+def _with_metadata():
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    info.add_text("Author", "anna.schmidt@example.com")
+    return info
+
+
+def test_redacts_a_letter_in_a_child_process(letter, tmp_path, data_dir):
+    path, page = letter
+    out = tmp_path / "out.png"
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop", "redact", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        f"Redacted 4 items (1 e-mail, 1 IBAN, 1 card number, 1 phone number) → {out}."
+    )
+    saved = Image.open(out)
+    assert "Author" not in saved.info  # the original's metadata is not copied
+    again = OcrEngine().extract(saved.convert("RGB")).text()
+    for _, value in page.private:
+        assert value not in again
+    assert "Account summary" in again
+    assert path.read_bytes() != out.read_bytes()  # the input was left as it was
+
+
+def test_text_and_json(letter, tmp_path, data_dir, capsys):
+    path, _ = letter
+    assert main(["redact", str(path), "--out", str(tmp_path / "o.png"), "--text", "--json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["outcome"] == "redacted"
+    assert sorted(span["kind"] for span in data["spans"]) == ["card", "email", "iban", "phone"]
+    assert all(span["boxes"] and not span["estimated"] for span in data["spans"])
+    assert "E-mail: [email]" in data["text"] and "@" not in data["text"]
+    assert captured.err.startswith("Redacted 4 items")
+
+
+def test_default_output_name_and_in_place(letter, data_dir, capsys):
+    path, _ = letter
+    assert main(["redact", str(path)]) == 0
+    assert path.with_name("letter.redacted.png").is_file()
+    original = path.read_bytes()
+    assert main(["redact", str(path), "--out", str(path)]) == 2
+    assert "--in-place" in capsys.readouterr().err
+    assert path.read_bytes() == original
+    assert main(["redact", str(path), "--out", str(path), "--in-place"]) == 0
+    assert path.read_bytes() != original
+
+
+def test_saved_and_given_patterns(tmp_path, data_dir, capsys):
+    image = tmp_path / "plan.png"
+    render_lines(["Project FALCON-7 starts Monday", "Contact desk 42 for keys"]).save(image)
+    write_patterns(data_dir, [r"FALCON-\d+"])
+    assert read_patterns(data_dir) == (r"FALCON-\d+",)
+    assert (
+        main(
+            [
+                "redact",
+                str(image),
+                "--out",
+                str(tmp_path / "a.png"),
+                "--pattern",
+                r"desk \d+",
+                "--text",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr()
+    assert "Project [custom] starts Monday" in out.out and "Contact [custom] for keys" in out.out
+    assert (
+        main(["redact", str(image), "--out", str(tmp_path / "b.png"), "--no-saved-patterns"]) == 0
+    )
+    assert capsys.readouterr().out.startswith("Nothing to redact: the OCR read 2 lines")
+
+
+def test_bad_pattern_and_bad_saved_file(letter, data_dir, capsys):
+    path, _ = letter
+    assert main(["redact", str(path), "--pattern", "a(b"]) == 2
+    assert "not a valid regular expression" in capsys.readouterr().err
+    (data_dir / "redaction.json").write_text('{"patterns": "oops"}')
+    assert main(["redact", str(path)]) == 2
+    assert "should hold a list of patterns" in capsys.readouterr().err
+
+
+def test_clean_page_says_so_and_copies(tmp_path, data_dir, capsys):
+    image = tmp_path / "notes.png"
+    render_lines(["Meeting notes for Tuesday", "Total 1,284.50 EUR"]).save(image)
+    out = tmp_path / "notes-out.png"
+    assert main(["redact", str(image), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("Nothing to redact: the OCR read 2 lines and found no e-mail, IBAN")
+    assert "unchanged copy" in said
+    assert np.array_equal(
+        np.asarray(Image.open(out).convert("RGB")), np.asarray(Image.open(image).convert("RGB"))
+    )
+
+
+def test_blank_page_is_not_called_clean(tmp_path, data_dir, capsys):
+    image = tmp_path / "blank.png"
+    Image.new("RGB", (500, 300), "white").save(image)
+    out = tmp_path / "blank-out.png"
+    assert main(["redact", str(image), "--out", str(out)]) == 1
+    said = capsys.readouterr().out
+    assert said.startswith("Could not read any text on this page: nothing was redacted")
+    assert not out.exists()
+
+
+def test_corrupt_file_and_missing_file(tmp_path, data_dir, capsys):
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 40)
+    assert main(["redact", str(broken)]) == 4
+    assert "broken.png" in capsys.readouterr().err
+    assert main(["redact", str(tmp_path / "absent.png")]) == 4
+    assert "absent.png" in capsys.readouterr().err
+    assert not (tmp_path / "broken.redacted.png").exists()
+
+
+def test_lossy_output_is_refused(letter, tmp_path, data_dir, capsys):
+    path, _ = letter
+    assert main(["redact", str(path), "--out", str(tmp_path / "o.jpg")]) == 2
+    assert "lossless" in capsys.readouterr().err
