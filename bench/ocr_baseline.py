@@ -30,11 +30,18 @@ from bench.ocr_styles_documents import DOCUMENT_STYLES  # noqa: E402
 from bench.ocr_styles_pages import PAGE_STYLES  # noqa: E402
 from bench.ocr_styles_screens import SCREEN_STYLES  # noqa: E402
 from bench.ocr_styles_tables import CHART_AND_TABLE_STYLES  # noqa: E402
+from bench.ocr_styles_wide import WIDE_STYLES  # noqa: E402
 from desktop.core.ocr import OcrEngine  # noqa: E402
 from desktop.core.ocr.accuracy import cer  # noqa: E402
 
 Maker = Callable[[random.Random, str], Sample]
-STYLES: list[Maker] = [*DOCUMENT_STYLES, *SCREEN_STYLES, *CHART_AND_TABLE_STYLES, *PAGE_STYLES]
+STYLES: list[Maker] = [
+    *DOCUMENT_STYLES,
+    *SCREEN_STYLES,
+    *CHART_AND_TABLE_STYLES,
+    *PAGE_STYLES,
+    *WIDE_STYLES,
+]
 BASELINE = ROOT / "bench" / "ocr_baseline.json"
 TUNING_SEED = 7
 HELD_OUT_SEED = 36_036  # never rendered to look at, never tuned on
