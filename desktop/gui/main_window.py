@@ -38,6 +38,7 @@ from desktop.gui.flows.legibility_check import LegibilityFlow
 from desktop.gui.flows.model_source import ModelFlow
 from desktop.gui.flows.own_presets import OwnPresetsFlow
 from desktop.gui.flows.preparing import PrepareFlow
+from desktop.gui.flows.redacting import RedactFlow
 from desktop.gui.flows.rewinding import RewindFlow
 from desktop.gui.flows.session import ConversationSession
 from desktop.gui.image_ref import ImageRef
@@ -129,7 +130,14 @@ class MainWindow(QMainWindow):
             parts, self.engine, self.ocr.ocr_engine, self.page.legibility_bar, self
         )
         self.asking.image_detail = self.legibility.detail_for
-        self.asking.image_reads = self.legibility.known_reads
+        self.redacting = RedactFlow(
+            parts, self.ocr.ocr_engine, self.engine, self.storage, data_dir, self
+        )
+        self.asking.send_gate = self.redacting.gate  # offered before a server gets pictures
+        self.ocr.worker.known_read = self.redacting.read_of  # a redacted copy's tagged text
+        self.asking.image_reads = lambda refs: (
+            self.redacting.known_reads(refs) + self.legibility.known_reads(refs)
+        )
         # After _connect: its slots see the window updated.
         self.preparing = PrepareFlow(parts, self.engine, self.ocr, self.asking.next_settings, self)
         self.legibility.detail_changed.connect(self.preparing.update)

@@ -45,6 +45,7 @@ WAITING_FOR_API = "Waiting for a Local API request to finish…"
 READING_CHAT = "Reading the chat…"
 
 logger = logging.getLogger(__name__)
+SendNow = Callable[[str, list[ImageRef]], None]  # a question and its pictures, sent now
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,9 @@ class AskFlow(QObject):
         # (flows/legibility_check.py).
         self.image_detail: Callable[[Sequence[ImageRef]], int | None] = lambda _images: None
         self.image_reads: Callable[[Sequence[ImageRef]], tuple[KnownRead, ...]] = lambda _images: ()
+        # Before a new question goes out: True when the gate holds it and sends it itself
+        # (flows/redacting.py: redaction offered before a model server gets the pictures).
+        self.send_gate: Callable[[str, list[ImageRef], SendNow], bool] = lambda *_args: False
         engine.token.connect(self._on_token)
         engine.finished.connect(self._on_answer)
         engine.state.connect(self._on_state)
@@ -123,7 +127,8 @@ class AskFlow(QObject):
     def send_question(self, question: str, images: list[ImageRef]) -> None:
         edited, self.editing = self.editing, None
         if edited is None:
-            self._ask(question, images, self.settings_for(images), title=question)
+            if not self.send_gate(question, images, self._send_new):
+                self._send_new(question, images)
         elif not self._resend(edited, question, images):
             # not confirmed: the edit stays in the composer, still an edit
             self.editing = edited
@@ -133,6 +138,9 @@ class AskFlow(QObject):
             composer.add_images(images)
             for ref, boxes in regions_by_image(images, regions):
                 composer.set_regions(ref, boxes)  # kept with the edit, as drawn
+
+    def _send_new(self, question: str, images: list[ImageRef]) -> None:
+        self._ask(question, images, self.settings_for(images), title=question)
 
     @Slot(int)
     def regenerate(self, entry_id: int) -> None:
@@ -146,6 +154,10 @@ class AskFlow(QObject):
 
     @Slot(str, list)
     def run_preset(self, key: str, images: list[ImageRef]) -> None:
+        if not self.send_gate(self.preset(key).prompt, images, lambda _q, i: self._preset(key, i)):
+            self._preset(key, images)
+
+    def _preset(self, key: str, images: list[ImageRef]) -> None:
         preset = self.preset(key)
         title = f"{preset.label}: {images[0].name}" if images else preset.label
         self._ask(preset.prompt, images, self.settings_for(images, key), title, preset=key)

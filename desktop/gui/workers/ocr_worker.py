@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -27,6 +28,7 @@ from desktop.gui.workers.threads import WorkerController
 
 if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
+    from desktop.core.ocr.models import OcrResult
     from desktop.core.ocr.service import OcrService
 
 logger = logging.getLogger(__name__)
@@ -73,6 +75,9 @@ class OcrWorker(QObject):
         # Made once: the warm-up (this thread) and readers in other threads may ask first.
         self._engine_lock = threading.Lock()
         self._service: OcrService | None = None
+        # The text that stands for a picture's pixels, by digest: a redacted copy's, with
+        # its tags (flows/redacting.py); None: read the picture. Called on this thread.
+        self.known_read: Callable[[str], OcrResult | None] = lambda _digest: None
 
     @Slot()
     def warm_up(self) -> None:
@@ -120,7 +125,8 @@ class OcrWorker(QObject):
         outcome = OcrOutcome(job, ref)
         try:
             image = ref.load()
-            outcome.text = OcrText.from_result(self._ocr().extract(image))
+            known = self.known_read(ref.digest)
+            outcome.text = OcrText.from_result(known or self._ocr().extract(image))
         except ImageError as exc:
             outcome.error = str(exc)
             return outcome
