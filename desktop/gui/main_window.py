@@ -294,7 +294,7 @@ class MainWindow(QMainWindow):
         models = self.models
         dialog = SettingsDialog(
             self.settings, models.devices, self, self.local_api, self.own_presets,
-            models.server, models.checker,
+            models.server, models.checker, redaction=self.redacting,
         )  # fmt: skip
         if models.explicit_model:  # `--model DIR` wins over the automatic choice: say so
             dialog.model_edit.setPlaceholderText(f"{models.explicit_model} (given with --model)")

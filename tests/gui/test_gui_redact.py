@@ -169,3 +169,33 @@ def test_a_server_gets_the_first_pictures_only_after_the_offer(qtbot, launch, tm
         _, texts = _images_and_texts(last[3])
         assert any("[phone]" in text for text in texts)
         assert not any("1234567" in text for text in texts)
+
+
+def test_own_patterns_in_settings_are_checked_saved_and_used(qtbot, launch, tmp_path):
+    from desktop.core.privacy.user_patterns import read_patterns
+    from desktop.gui.panels.settings_dialog import SettingsDialog
+
+    data = tmp_path / "data"
+    window = launch(data_dir=data)
+    dialog = SettingsDialog(window.settings, parent=window, redaction=window.redacting)
+    row = dialog.redaction_row
+    assert row.label.text() == "E-mails, IBANs, cards, phones"
+    row.open_editor()
+    editor = row.editor
+    editor.edit.setPlainText("FALCON-\\d+\nproject (")
+    editor.accept()
+    assert editor.isVisible() and "'project (' is not a valid regular expression" in (
+        editor.problem.text()
+    )
+    assert not (data / "redaction.json").exists()
+    editor.edit.setPlainText("FALCON-\\d+")
+    editor.accept()
+    assert not editor.isVisible() and row.label.text() == "1 pattern of your own"
+    qtbot.waitUntil(lambda: (data / "redaction.json").exists(), timeout=SIGNAL_TIMEOUT_MS)
+    assert read_patterns(data) == ("FALCON-\\d+",)
+
+    plan = ImageRef.of(load_image(text_image("Project FALCON-7 starts"), name="plan.png"))
+    window.composer.add_images([plan])
+    result = redact_chip(qtbot, window)
+    assert [span.kind for span in result.redaction.spans] == ["custom"]
+    assert window.notice.text() == "Redacted 1 item(s) in plan.png (1 match of your patterns)."

@@ -37,6 +37,7 @@ from desktop.gui.flows.capturing import capture_action_combo
 from desktop.gui.flows.own_presets import OwnPresetsFlow
 from desktop.gui.panels.model_source_rows import ModelSourceRows
 from desktop.gui.panels.presets_editor import PresetsRow
+from desktop.gui.panels.redaction_patterns import PatternsRow
 from desktop.gui.settings import DETAIL_LEVELS, DEVICES, THEMES, AppSettings
 from desktop.gui.tray.settings_row import TrayRow
 from desktop.gui.widgets.basics import ok_cancel_buttons, push_button
@@ -44,6 +45,7 @@ from desktop.gui.workers.local_api import LocalApi, LocalApiRow
 
 if TYPE_CHECKING:
     from desktop.core.remote.config import ServerConfig
+    from desktop.gui.flows.redacting import RedactFlow
     from desktop.gui.workers.server_check import ServerCheck
 
 # The published figures (PixelPrune, arXiv 2604.00886, Qwen3-VL-2B-Instruct): DeskLens cannot
@@ -75,6 +77,7 @@ class SettingsDialog(QDialog):
         own_presets: OwnPresetsFlow | None = None,
         server: ServerConfig | None = None,
         checker: ServerCheck | None = None,
+        redaction: RedactFlow | None = None,
     ) -> None:
         """`server`: the one saved (key included); `checker` runs its checks off this
         thread."""
@@ -173,6 +176,9 @@ class SettingsDialog(QDialog):
         form.addRow("Local API", self.api_row)
         if own_presets is not None:
             form.addRow("My prompts", PresetsRow(own_presets))
+        if redaction is not None:
+            self.redaction_row = PatternsRow(redaction)
+            form.addRow("Redaction", self.redaction_row)
         self.rows_area = QScrollArea()
         self.rows_area.setWidgetResizable(True)
         self.rows_area.setFrameShape(QFrame.Shape.NoFrame)
