@@ -19,6 +19,22 @@ from desktop.gui.capture.frozen import FrozenScreen
 OVERLAY_TITLE = "DeskLens capture"
 DRAG_MIN = 4  # logical px: less is a click
 HINT = "Drag over the text · click a window to take it · Esc cancels · Shift: the other action"
+# The hint line for the action a release without Shift takes: "ask" opens the box picker on
+# the crop next (widgets/region_picker.py), which the line says, so the boxes are found.
+HINTS = {
+    "copy": "Drag over the text to copy it · a click takes a window · Esc cancels · "
+    "Shift: ask about it instead (and mark boxes in it)",
+    "ask": "Drag over what to ask about; next you can mark boxes in it · a click takes a "
+    "window · Esc cancels · Shift: copy its text instead",
+}
+# Set by `desklens capture --ask` without an open window (standalone.py) for the app it starts:
+# that app's capture flow opens the box picker on the capture file once it is attached.
+PICK_BOXES_ENV = "DESKLENS_CAPTURE_BOXES"
+
+
+def hint_for(action: str) -> str:
+    """The overlay's hint line when a plain release does `action` ("copy" or "ask")."""
+    return HINTS.get(action, HINT)
 
 
 @dataclass(frozen=True)
@@ -45,10 +61,11 @@ class CaptureOverlay(QWidget):
     cancelled = Signal()
     painted = Signal()
 
-    def __init__(self, frozen: FrozenScreen) -> None:
+    def __init__(self, frozen: FrozenScreen, hint: str = HINT) -> None:
         flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
         super().__init__(None, flags | Qt.WindowType.Tool)
         self.frozen = frozen
+        self.hint = hint
         self.setObjectName("captureOverlay")
         self.setWindowTitle(OVERLAY_TITLE)
         self.setAccessibleName("Screen capture")
@@ -116,11 +133,11 @@ class CaptureOverlay(QWidget):
 
     def _paint_hint(self, painter: QPainter) -> None:
         metrics = painter.fontMetrics()
-        box = metrics.boundingRect(HINT).adjusted(-14, -8, 14, 8)
+        box = metrics.boundingRect(self.hint).adjusted(-14, -8, 14, 8)
         box.moveCenter(QPoint(self.width() // 2, 40))
         painter.fillRect(box, QColor(20, 20, 20, 220))
         painter.setPen(QColor("white"))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, HINT)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.hint)
 
 
 class RegionPicker(QObject):
@@ -140,12 +157,13 @@ class RegionPicker(QObject):
     def active(self) -> bool:
         return bool(self.overlays)
 
-    def start(self, frozen: list[FrozenScreen], windows: list[QRect]) -> None:
-        """`windows`: top-level windows in desktop device pixels, topmost first."""
+    def start(self, frozen: list[FrozenScreen], windows: list[QRect], hint: str = HINT) -> None:
+        """`windows`: top-level windows in desktop device pixels, topmost first; `hint`: the
+        line on every screen (`hint_for` the action)."""
         self.close()
         self._windows = windows
         for shot in frozen:
-            overlay = CaptureOverlay(shot)
+            overlay = CaptureOverlay(shot, hint)
             overlay.dragged.connect(lambda rect, mods, o=overlay: self._take(o, rect, mods))
             overlay.clicked.connect(lambda point, mods, o=overlay: self._click(o, point, mods))
             overlay.cancelled.connect(self.cancel)

@@ -1,9 +1,10 @@
 """`desklens capture` without an open window: this process freezes the screens, picks the
 region, reads it with a one-shot OCR, prints the text and copies it; "ask" starts the app
-with the capture attached."""
+with the capture attached and the box picker open on it, as a capture in the window has."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,14 +17,15 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.cli import exit_codes
 from desktop.gui.capture.grab import grab_screens
-from desktop.gui.capture.overlay import Capture, RegionPicker
+from desktop.gui.capture.overlay import HINT, PICK_BOXES_ENV, Capture, RegionPicker, hint_for
 from desktop.gui.capture.windows import visible_windows
 from desktop.gui.settings import SettingsStore
 from desktop.gui.termination import quit_on_termination
 
 
-def pick_region() -> tuple[Capture | None, str]:
-    """Runs the overlay until the user picks or cancels: (the capture, "") or (None, why)."""
+def pick_region(hint: str = HINT) -> tuple[Capture | None, str]:
+    """Runs the overlay (`hint`: its line) until the user picks or cancels: (the capture, "")
+    or (None, why)."""
     app = QApplication.instance() or _application()
     outcome: dict[str, object] = {"why": "Cancelled."}
     picker = RegionPicker()
@@ -38,7 +40,7 @@ def pick_region() -> tuple[Capture | None, str]:
 
     picker.picked.connect(picked)
     picker.cancelled.connect(app.quit)
-    grab_screens(lambda frozen: picker.start(frozen, visible_windows()), failed)
+    grab_screens(lambda frozen: picker.start(frozen, visible_windows(), hint), failed)
     if "capture" not in outcome and outcome["why"] == "Cancelled.":
         app.exec()
     capture = outcome.get("capture")
@@ -46,11 +48,11 @@ def pick_region() -> tuple[Capture | None, str]:
 
 
 def capture_once(mode: str, data_dir: Path, *, hold_s: float) -> int:
-    capture, why = pick_region()
+    action = mode or SettingsStore(data_dir).load().capture_action
+    capture, why = pick_region(hint_for(action))
     if capture is None:
         print(f"desklens capture: {why}", file=sys.stderr)
         return exit_codes.INTERRUPTED if why == "Cancelled." else exit_codes.FAILED
-    action = mode or SettingsStore(data_dir).load().capture_action
     if capture.modifiers & Qt.KeyboardModifier.ShiftModifier:
         action = "ask" if action == "copy" else "copy"
     if action == "ask":
@@ -65,7 +67,10 @@ def _open_app_with(capture: Capture) -> int:
     if not capture.image.save(str(path), "PNG"):  # type: ignore[call-overload]
         print(f"desklens capture: error: could not write {path}", file=sys.stderr)
         return exit_codes.FAILED
-    subprocess.Popen([sys.executable, "-m", "desktop", "gui", str(path)], start_new_session=True)
+    # The app's capture flow (gui/flows/capturing.py) opens the box picker on this file.
+    env = {**os.environ, PICK_BOXES_ENV: str(path)}
+    command = [sys.executable, "-m", "desktop", "gui", str(path)]
+    subprocess.Popen(command, start_new_session=True, env=env)
     return exit_codes.OK
 
 

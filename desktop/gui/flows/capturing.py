@@ -4,14 +4,18 @@ and `desklens capture` handed over by the OCR service).
 Two outcomes, by Settings > "Capture" and the Shift key held when the mouse is released
 (Shift does the other one): **copy the text** (the fast OCR on the OCR thread, the text on
 the clipboard, a note in the screen's corner with the first line, Undo and Show) or **ask
-about it** (the crop attached to the composer like a pasted picture, the window raised).
+about it** (the crop attached to the composer like a pasted picture, the window raised, and
+the box picker of attached images opened on it: boxes drawn there go with the next question
+as `desklens ask --region` sends them; Esc skips them).
 Either way the crop goes through the intake's thread pool, as pasted pictures do, and the
 OCR worker stores the extraction: the GUI thread writes nothing.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
@@ -19,12 +23,13 @@ from PySide6.QtWidgets import QComboBox, QPushButton, QWidget
 
 from desktop.gui.capture.frozen import FrozenScreen
 from desktop.gui.capture.grab import grab_screens
-from desktop.gui.capture.overlay import Capture, RegionPicker
+from desktop.gui.capture.overlay import PICK_BOXES_ENV, Capture, RegionPicker, hint_for
 from desktop.gui.capture.toast import CaptureToast, first_line
 from desktop.gui.capture.windows import visible_windows
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.flows.extraction import ExtractionFlow
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.region_picker import RegionDialog
 from desktop.gui.workers.intake import Intake, IntakeRequest, IntakeResult
 from desktop.gui.workers.ocr_worker import OcrController, OcrOutcome
 
@@ -33,6 +38,10 @@ SHORTCUT = "Ctrl+Shift+S"
 # compositor needs a moment to take it off the screen (there is no signal for that).
 HIDE_DELAY_MS = 250
 ACTIONS = {"copy": "Copy the text", "ask": "Ask about it"}
+BOXES_NOTE = (
+    "Mark what to ask about in the capture, or press Esc to ask about all of it. The boxes go "
+    "with your next question."
+)
 
 
 def capture_action_combo(current: str) -> QComboBox:
@@ -68,6 +77,7 @@ class CaptureFlow(QObject):
         self._restore_window = False
         self._copying: set[int] = set()  # id() of the crops whose text goes to the clipboard
         self.last_capture: Capture | None = None
+        self.boxes_dialog: RegionDialog | None = None  # on the last crop asked about, if open
         self.picker = RegionPicker(self)
         self.picker.shown.connect(self.overlay_shown)
         self.picker.picked.connect(self._on_picked)
@@ -78,6 +88,9 @@ class CaptureFlow(QObject):
         button.clicked.connect(lambda: self.start())
         shortcut = QShortcut(QKeySequence(SHORTCUT), window, lambda: self.start())
         shortcut.setWhatsThis("Capture a screen region")
+        self._handed_capture = os.environ.pop(PICK_BOXES_ENV, "")  # this process's only
+        if self._handed_capture:
+            parts.composer.attachments_changed.connect(self._on_handed_attached)
 
     @Slot()
     def start(self, mode: str = "", *, hide_window: bool = True) -> None:
@@ -85,6 +98,8 @@ class CaptureFlow(QObject):
         window steps aside first; a `desklens capture` leaves it where it is."""
         if self.picker.active:
             return
+        if self.boxes_dialog is not None:  # a new capture: the last one's boxes are skipped
+            self.boxes_dialog.reject()
         self._mode = mode if mode in ACTIONS else ""
         window = self._window
         self._restore_window = hide_window and window.isVisible() and not window.isMinimized()
@@ -103,7 +118,8 @@ class CaptureFlow(QObject):
         grab_screens(self._show_overlay, self._on_failed)
 
     def _show_overlay(self, frozen: list[FrozenScreen]) -> None:
-        self.picker.start(frozen, visible_windows())
+        action = self._mode or self._parts.settings().capture_action
+        self.picker.start(frozen, visible_windows(), hint_for(action))
 
     def _action(self, modifiers: Qt.KeyboardModifier) -> str:
         action = self._mode or self._parts.settings().capture_action
@@ -133,10 +149,40 @@ class CaptureFlow(QObject):
         elif action == "ask":
             self._parts.composer.add_images(result.images)  # then read ahead like any image
             self._parts.composer.focus_editor()
+            self.pick_boxes(result.images[0])
             self.attached.emit(result.images[0])
         else:
             self._copying.update(id(ref) for ref in result.images)
             self._extraction.extract_text(result.images)  # the OCR thread reads and stores it
+
+    def pick_boxes(self, crop: ImageRef) -> RegionDialog | None:
+        """Opens the attached images' box picker on a crop asked about (the composer's
+        "Ask about a region…"), with a line saying why it opened and that Esc skips it."""
+        composer = self._parts.composer
+        # The composer keeps one copy of a picture: the same region captured again is that.
+        ref = next((r for r in composer.attachments() if r.digest == crop.digest), None)
+        if ref is None:
+            return None
+        dialog = composer.pick_regions(ref)
+        dialog.set_note(BOXES_NOTE)
+        self.boxes_dialog = dialog
+        dialog.finished.connect(lambda _result, d=dialog: self._boxes_done(d))
+        return dialog
+
+    def _boxes_done(self, dialog: RegionDialog) -> None:
+        if self.boxes_dialog is dialog:
+            self.boxes_dialog = None
+
+    @Slot(int)
+    def _on_handed_attached(self, _count: int) -> None:
+        """The capture file `desklens capture --ask` started this app with is attached."""
+        path = Path(self._handed_capture)
+        for ref in self._parts.composer.attachments():
+            if ref.path is not None and ref.path.name == path.name:
+                self._parts.composer.attachments_changed.disconnect(self._on_handed_attached)
+                self._handed_capture = ""
+                self.pick_boxes(ref)
+                return
 
     @Slot(object)
     def _on_extracted(self, outcome: OcrOutcome) -> None:

@@ -1,8 +1,11 @@
 """Asking about a part of an image: boxes the user drags on it, and the boxes drawn on the
 image's thumbnails afterwards.
 
-`RegionDialog` opens from an attached image ("Ask about a region…"): drag to add a box
-(up to `MAX_REGIONS`), right-click a box to remove it. The boxes are kept in image pixels,
+`RegionDialog` opens from an attached image ("Ask about a region…") and on a capture asked
+about (gui/flows/capturing.py): drag to add a box (up to `MAX_REGIONS`), right-click a box to
+remove it; from the keyboard, the arrows move a dashed box (Shift+arrows size it), Space adds
+it, Delete removes the last one; Enter or a double-click confirms, Esc leaves the boxes as they
+were. The boxes are kept in image pixels,
 as `desktop/core/regions.py` takes them; the composer sends them with the next question
 (`AskRequest.regions`), and each question's thumbnails show them (widgets/outlines.py).
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -29,7 +32,11 @@ from desktop.gui.widgets.thumbnails import full_pixmap
 
 MIN_BOX_PX = 4  # on the screen: a click (or a slip) is not a box
 CANVAS_MAX = QSize(960, 640)  # the largest the dialog shows the image (never upscaled)
-REGION_HINT = "Drag to mark a region; right-click a box to remove it."
+REGION_HINT = (
+    "Drag to mark a region, or move the dashed box with the arrows (Shift: its size) and press "
+    "Space; right-click or Delete removes a box. Enter or double-click: done."
+)
+KEY_STEP_PX = 10  # on the screen: one arrow press moves or sizes the keyboard's box this far
 
 
 def region_on(image_index: int, boxes: Sequence[Region]) -> tuple[Region, ...]:
@@ -41,6 +48,7 @@ class RegionCanvas(QWidget):
     """The image, scaled to fit, where the user drags boxes; `boxes` are in image pixels."""
 
     changed = Signal()
+    confirmed = Signal()  # a double-click: done
 
     def __init__(self, ref: ImageRef, boxes: Sequence[Region] = ()) -> None:
         super().__init__()
@@ -52,8 +60,12 @@ class RegionCanvas(QWidget):
         self.setFixedSize(max(1, round(width * self.scale)), max(1, round(height * self.scale)))
         self.setCursor(Qt.CursorShape.CrossCursor)
         self.setAccessibleName(f"Image {ref.name}: drag to mark a region")
+        self.setAccessibleDescription(REGION_HINT)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._start: QPoint | None = None
         self._current: QPoint | None = None
+        # The keyboard's box (image pixels): shown while the canvas has the focus.
+        self.key_box = Region(width // 4, height // 4, max(1, width // 2), max(1, height // 2))
 
     def image_point(self, point: QPoint | QPointF) -> tuple[int, int]:
         """A point on the canvas in image pixels, kept inside the image."""
@@ -86,6 +98,56 @@ class RegionCanvas(QWidget):
         self.update()
         super().mouseReleaseEvent(event)
 
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._start = self._current = None
+            self.confirmed.emit()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, shift = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        steps = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0),
+                 Qt.Key.Key_Up: (0, -1), Qt.Key.Key_Down: (0, 1)}  # fmt: skip
+        if key in steps:
+            self._move_key_box(*steps[Qt.Key(key)], resize=shift)
+        elif key in (Qt.Key.Key_Space, Qt.Key.Key_Insert) and len(self.boxes) < MAX_REGIONS:
+            self.boxes.append(self.key_box)
+            self.changed.emit()
+        elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.boxes:
+            self.boxes.pop()
+            self.changed.emit()
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            # Done, as the double-click: the dialog's default button is not to be relied on
+            # (it moves with the focus among the buttons).
+            self.confirmed.emit()
+            return
+        else:
+            super().keyPressEvent(event)  # Esc: the dialog's
+            return
+        self.update()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        self.update()  # the keyboard's box shows
+        super().focusInEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.update()
+        super().focusOutEvent(event)
+
+    def _move_key_box(self, dx: int, dy: int, *, resize: bool) -> None:
+        """Moves the keyboard's box (or sizes it, keeping its top-left) by one step, inside
+        the image and never smaller than a dragged box may be."""
+        width, height = self.ref.size
+        step = max(1, round(KEY_STEP_PX / self.scale))
+        box, least = self.key_box, max(1, round(MIN_BOX_PX / self.scale))
+        if resize:
+            w = min(max(box.width + dx * step, least), width - box.x)
+            h = min(max(box.height + dy * step, least), height - box.y)
+            self.key_box = Region(box.x, box.y, w, h)
+        else:
+            x = min(max(box.x + dx * step, 0), width - box.width)
+            y = min(max(box.y + dy * step, 0), height - box.height)
+            self.key_box = Region(x, y, box.width, box.height)
+
     def clear(self) -> None:
         self.boxes.clear()
         self.changed.emit()
@@ -96,9 +158,12 @@ class RegionCanvas(QWidget):
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         painter.drawPixmap(self.rect(), self._pixmap)
         draw_boxes(painter, [box.corners for box in self.boxes], self.scale, REGION_COLOUR)
+        painter.setPen(QPen(REGION_COLOUR, 1, Qt.PenStyle.DashLine))
         if self._start is not None and self._current is not None:
-            painter.setPen(QPen(REGION_COLOUR, 1, Qt.PenStyle.DashLine))
             painter.drawRect(QRectF(QPointF(self._start), QPointF(self._current)).normalized())
+        elif self.hasFocus():
+            left, top, right, bottom = (round(v * self.scale) for v in self.key_box.corners)
+            painter.drawRect(QRectF(left, top, right - left - 1, bottom - top - 1))
         painter.end()
 
     def _add(self, start: QPoint, end: QPoint) -> None:
@@ -136,9 +201,14 @@ class RegionDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.canvas = RegionCanvas(ref, boxes)
         layout = QVBoxLayout(self)
+        self.note = QLabel()  # what the dialog is for, when it opens by itself (a capture)
+        self.note.setWordWrap(True)
+        self.note.hide()
+        layout.addWidget(self.note)
         layout.addWidget(self.canvas, 0, Qt.AlignmentFlag.AlignCenter)
         self.hint = QLabel()
         self.hint.setObjectName("muted")
+        self.hint.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.hint, 1)
         buttons = QDialogButtonBox(
@@ -148,10 +218,18 @@ class RegionDialog(QDialog):
         self.clear_button.clicked.connect(self.canvas.clear)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setDefault(True)  # Enter, also while the canvas has the focus
+        self.canvas.confirmed.connect(self.accept)
+        self.canvas.setFocus()  # the arrows work at once
         row.addWidget(buttons)
         layout.addLayout(row)
         self.canvas.changed.connect(self._show_count)
         self._show_count()
+
+    def set_note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def accept(self) -> None:
         self.chosen.emit(self.canvas.ref, tuple(self.canvas.boxes))
