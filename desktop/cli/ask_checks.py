@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.cli import exit_codes
 from desktop.cli.common import CliError, read_images
-from desktop.core.legibility import MIN_READABLE_LINE_PX, TextSize, line_heights, text_size
+from desktop.core.legibility import (
+    MIN_READABLE_LINE_PX,
+    Judged,
+    NoTextFound,
+    TextSize,
+    judge,
+    line_heights,
+)
 from desktop.core.regions import REGION_FORMAT, Region, RegionError, check_regions
 
 if TYPE_CHECKING:
@@ -74,27 +81,28 @@ def text_sizes(
     images: Sequence[LoadedImage],
     asked: Sequence[Region],
     spec: VisionSpec | None,
-) -> list[TextSize]:
+) -> list[Judged]:
     """What the model will see of the text: of each image, or of each region when the question
-    has regions (their crops are what it reads the text from)."""
+    has regions (their crops are what it reads the text from); NoTextFound where the OCR
+    found no line."""
     if results is None or spec is None:
         return []
-    found: list[TextSize | None] = []
+    found: list[Judged] = []
     if asked:
         for number, region in enumerate(asked, start=1):
             image = images[region.image]
             heights = line_heights(results[region.image], region.corners)
             size = (region.width, region.height)
-            found.append(text_size(heights, size, f"{image.name} region {number}", spec))
+            found.append(judge(heights, size, f"{image.name} region {number}", spec))
     else:
         for image, result in zip(images, results, strict=True):
-            found.append(text_size(line_heights(result), image.size, image.name, spec))
-    return [size for size in found if size is not None]
+            found.append(judge(line_heights(result), image.size, image.name, spec))
+    return found
 
 
-def warning(sizes: Sequence[TextSize]) -> str | None:
+def warning(sizes: Sequence[Judged]) -> str | None:
     """The readability guard's one line, with the remedies; None when all text is readable."""
-    small = [size for size in sizes if size.too_small]
+    small = [size for size in sizes if isinstance(size, TextSize) and size.too_small]
     if not small:
         return None
     worst = min(small, key=lambda size: size.predicted_px)
@@ -108,10 +116,25 @@ def warning(sizes: Sequence[TextSize]) -> str | None:
     )
 
 
-def warn(sizes: Sequence[TextSize]) -> None:
-    line = warning(sizes)
-    if line is not None:
-        print(line, file=sys.stderr)
+def unjudged_note(sizes: Sequence[Judged]) -> str | None:
+    """One line for the images the resize shrinks in which the OCR found no text: the guard
+    could not judge them (print too small for the OCR would be too small for the model too)."""
+    blind = [size for size in sizes if isinstance(size, NoTextFound) and size.shrunk]
+    if not blind:
+        return None
+    names = ", ".join(size.image for size in blind)
+    detail = max(size.detail_tokens for size in blind)
+    return (
+        f"desklens: note: the fast OCR found no text in {names}, so the readability check "
+        "could not judge it; if it holds small print, ask about a region (--region X,Y,W,H) "
+        f"or with more detail (--max-visual-tokens {detail})."
+    )
+
+
+def warn(sizes: Sequence[Judged]) -> None:
+    for line in (warning(sizes), unjudged_note(sizes)):
+        if line is not None:
+            print(line, file=sys.stderr)
 
 
 def evidence(answer: str, results: Sequence[OcrResult] | None) -> Evidence | None:
@@ -132,15 +155,19 @@ def report_not_found(found: Evidence | None) -> None:
 
 
 def json_fields(
-    sizes: Sequence[TextSize], found: Evidence | None, asked: Sequence[Region]
+    sizes: Sequence[Judged], found: Evidence | None, asked: Sequence[Region]
 ) -> dict[str, Any]:
-    """`ask --json`'s fields of the regions and the checks (absent when they did not run)."""
+    """`ask --json`'s fields of the regions and the checks (absent when they did not run).
+    `text_too_small` is null when no image's text was found too small but some image's
+    could not be judged (no text found): not known, rather than false."""
     fields: dict[str, Any] = {}
     if asked:
         fields["regions"] = [region.to_dict() for region in asked]
     if sizes:
         fields["readability"] = [size.to_dict() for size in sizes]
-        fields["text_too_small"] = any(size.too_small for size in sizes)
+        small = any(isinstance(size, TextSize) and size.too_small for size in sizes)
+        unjudged = any(isinstance(size, NoTextFound) for size in sizes)
+        fields["text_too_small"] = True if small else (None if unjudged else False)
     if found is not None:
         fields["evidence"] = found.to_dict()
     return fields

@@ -14,6 +14,10 @@ patches; an OCR line box below 8 px (half a patch; lowercase letters then about 
 size at which glyph shapes stop being distinct even for a person and far below the 20-30 px
 classic OCR engines ask for) squeezes a whole line of letters into one patch row. The constant
 is named so that a measurement with real weights can replace it.
+
+When the OCR finds no line at all, the guard says that it could not judge (`NoTextFound`):
+the text most likely lost in the resize, too small or faint for the OCR's detector, is also
+the text the OCR misses, so silence must not pass for "readable".
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from desktop.core.engine.vision import VisionSpec, smart_resize
 from desktop.core.ocr.models import Box, OcrResult
@@ -52,12 +56,55 @@ class TextSize:
     def to_dict(self) -> dict[str, Any]:
         return {
             "image": self.image,
+            "text_found": True,
             "line_px": round(self.line_px, 1),
             "predicted_px": round(self.predicted_px, 1),
             "threshold_px": self.threshold_px,
             "too_small": self.too_small,
             "detail_tokens": self.detail_tokens,
         }
+
+
+@dataclass(frozen=True)
+class NoTextFound:
+    """An image (or region) in which the fast OCR found no text line. The guard cannot judge
+    it, and says so rather than letting silence pass for "readable": text too small or faint
+    for the OCR's detector is the text most likely lost in the resize too."""
+
+    image: str
+    scale: float  # the engine's vertical resize factor for this image
+    detail_tokens: int  # the budget that shows the image at its own size (or the model's most)
+    threshold_px: float = MIN_READABLE_LINE_PX
+
+    @property
+    def shrunk(self) -> bool:
+        """Whether the resize shrinks it (not merely rounds its sides to whole tokens, which
+        moves a side by at most 16 px): else no budget or region could show more."""
+        return self.scale < 0.9
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "image": self.image,
+            "text_found": False,
+            "line_px": None,
+            "predicted_px": None,
+            "threshold_px": self.threshold_px,
+            "too_small": None,  # not known: no line to measure
+            "detail_tokens": self.detail_tokens,
+        }
+
+
+Judged: TypeAlias = TextSize | NoTextFound
+
+
+def judge(heights: Sequence[int], size: tuple[int, int], name: str, spec: VisionSpec) -> Judged:
+    """The text size after the resize, or NoTextFound when the OCR found no line."""
+    found = text_size(heights, size, name, spec)
+    if found is not None:
+        return found
+    native = math.ceil(size[0] * size[1] / spec.factor**2 / 100) * 100
+    most = spec.ceiling_pixels // spec.factor**2
+    return NoTextFound(name, resize_scale(size, spec), min(native, most))
 
 
 def resize_scale(size: tuple[int, int], spec: VisionSpec) -> float:
