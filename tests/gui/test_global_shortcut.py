@@ -4,9 +4,12 @@ user may write (or mistype)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Iterator
 
 import pytest
+from fake_shortcuts_portal import FakeShortcutsPortal
 from PySide6.QtCore import QObject, Signal
 from xserver import XServer, start_xvfb
 
@@ -119,15 +122,77 @@ def test_without_a_desktop_the_hotkey_says_why(qtbot) -> None:
     assert hotkey.start("Ctrl+Banana").startswith("'Banana' in the shortcut 'Ctrl+Banana'")
 
 
-def test_wayland_without_the_portal_names_what_to_bind(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(wayland, "portal_version", lambda bus=None: 0)
-    shortcut = wayland.PortalShortcut(parse_shortcut("super+shift+t"), lambda: None, print)
+@pytest.fixture(scope="module")
+def private_bus() -> Iterator[str]:
+    if shutil.which("dbus-daemon") is None:
+        pytest.fail("dbus-daemon is not installed (scripts/dev.sh system_deps adds it)")
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert daemon.stdout is not None
+    address = daemon.stdout.readline().strip()  # printed once the bus accepts connections
+    yield address
+    daemon.terminate()
+    daemon.wait(timeout=30)
+
+
+@pytest.fixture
+def session_bus(private_bus: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", private_bus)
+    return private_bus
+
+
+class Refusals(QObject):
+    said = Signal(str)
+
+
+def test_wayland_without_the_portal_names_what_to_bind(session_bus: str) -> None:
+    shortcut = wayland.PortalShortcut(parse_shortcut("super+shift+t"), print, print)
     with pytest.raises(ShortcutUnavailable) as refused:
-        shortcut.start()
+        shortcut.start()  # a session bus, but no portal on it
     assert str(refused.value).startswith(
-        "Wayland does not let programs grab keys: bind `desklens capture` to Shift+Super+T"
+        "Wayland does not let programs grab keys: bind `desklens capture` to Shift+Super+T in "
+        "your desktop's keyboard settings (GNOME: Settings > Keyboard"
     )
-    assert "keyboard settings" in str(refused.value)
+
+
+def test_the_portal_binds_the_shortcut_and_its_activation_fires(qtbot, session_bus) -> None:
+    portal = FakeShortcutsPortal(session_bus)
+    presses, refusals = Presses(), Refusals()
+    shortcut = wayland.PortalShortcut(
+        parse_shortcut(DEFAULT_SHORTCUT), presses.fired.emit, refusals.said.emit
+    )
+    try:
+        shortcut.start()
+        qtbot.waitUntil(shortcut.bound.is_set, timeout=WAIT_MS)
+        [(shortcut_id, options)] = portal.bound
+        assert shortcut_id == "capture"
+        assert options["preferred_trigger"] == ("s", "CTRL+ALT+SHIFT+t")
+        portal.activate("/not/our/session", "capture")  # another program's: ignored
+        portal.activate(portal.sessions[0], "other")  # not our shortcut
+        portal.activate(portal.sessions[0], "capture")
+        qtbot.waitUntil(lambda: shortcut.heard == 3, timeout=WAIT_MS)
+        # Every emission was queued before `heard` counted it: all are delivered by now.
+        qtbot.waitUntil(lambda: presses.count >= 1, timeout=WAIT_MS)
+        assert presses.count == 1
+    finally:
+        shortcut.stop()
+        portal.close()
+
+
+def test_a_declined_binding_is_told(qtbot, session_bus) -> None:
+    portal = FakeShortcutsPortal(session_bus, answer=1)  # the user cancelled the desktop's dialog
+    refusals = Refusals()
+    shortcut = wayland.PortalShortcut(parse_shortcut(DEFAULT_SHORTCUT), print, refusals.said.emit)
+    try:
+        with qtbot.waitSignal(refusals.said, timeout=WAIT_MS) as said:
+            shortcut.start()
+        assert said.args == ["The desktop declined the global shortcut (cancelled)."]
+        assert not shortcut.bound.is_set()
+    finally:
+        shortcut.stop()
+        portal.close()
 
 
 @pytest.mark.parametrize(
