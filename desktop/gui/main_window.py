@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
             parts, self.ocr.ocr_engine, self.engine, self.storage, data_dir, self
         )
         self.asking.send_gate = self.redacting.gate  # offered before a server gets pictures
-        self.ocr.worker.known_read = self.redacting.read_of  # a redacted copy's tagged text
+        self.ocr.set_known_read(self.redacting.read_of)  # a redacted copy's tagged text
         self.asking.image_reads = lambda refs: (
             self.redacting.known_reads(refs) + self.legibility.known_reads(refs)
         )

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from desktop.core.images import load_image
 from desktop.core.ocr import OcrEngine
 from desktop.core.privacy import redact as redact_module
+from desktop.core.regions import Region
 from desktop.core.remote import config as remote_config
 from desktop.gui.flows.redacting import OFFER_TITLE, offer_buttons
 from desktop.gui.image_ref import ImageRef
@@ -29,16 +30,22 @@ def _plain(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
 
 
-def chip_action(window, text: str):
-    kept = window.composer.attachments()
+def chip_action(window, text: str, ref=None):
+    kept = [ref] if ref is not None else window.composer.attachments()
     [chip] = [c for c in window.composer.chips() if c.ref in kept]  # removed: deleted later
+    assert [a.text() for a in chip.actions()] == [
+        "Extract text",
+        "Ask about a region…",
+        "Redact before sending",
+        "Remove",
+    ]
     [action] = [a for a in chip.actions() if a.text() == text]
     return action
 
 
-def redact_chip(qtbot, window):
+def redact_chip(qtbot, window, ref=None):
     with qtbot.waitSignal(window.redacting.finished, timeout=SIGNAL_TIMEOUT_MS) as blocker:
-        chip_action(window, "Redact before sending").trigger()
+        chip_action(window, "Redact before sending", ref).trigger()
     return blocker.args[0]
 
 
@@ -54,11 +61,16 @@ def test_redact_before_sending_replaces_the_chip_and_tags_its_text(qtbot, launch
     window = launch()
     page = redaction_pages.page(11)
     original = ImageRef.of(load_image(page.image, name="letter.png"))
-    window.composer.add_images([original])
-    result = redact_chip(qtbot, window)
+    other = ImageRef.of(load_image(text_image("Second page"), name="second.png"))
+    window.composer.add_images([original, other])
+    box = Region(40, 20, 200, 80)
+    window.composer.set_regions(original, (box,))
+    result = redact_chip(qtbot, window, original)
 
     assert threads and threads[0] is not threading.main_thread()
-    [copy] = window.composer.attachments()
+    copy, second = window.composer.attachments()  # in its place, its box kept
+    assert second is other and window.composer.marks.of(copy) == (box,)
+    window.composer.remove_image(other)
     assert copy is result.copy and copy is not original and copy.name == "letter (redacted).png"
     assert window.notice.text() == (
         "Redacted 4 item(s) in letter.png (1 e-mail, 1 IBAN, 1 card number, 1 phone number)."

@@ -45,7 +45,6 @@ WAITING_FOR_API = "Waiting for a Local API request to finish…"
 READING_CHAT = "Reading the chat…"
 
 logger = logging.getLogger(__name__)
-SendNow = Callable[[str, list[ImageRef]], None]  # a question and its pictures, sent now
 
 
 @dataclass(frozen=True)
@@ -78,9 +77,7 @@ class AskFlow(QObject):
         # (flows/legibility_check.py).
         self.image_detail: Callable[[Sequence[ImageRef]], int | None] = lambda _images: None
         self.image_reads: Callable[[Sequence[ImageRef]], tuple[KnownRead, ...]] = lambda _images: ()
-        # Before a new question goes out: True when the gate holds it and sends it itself
-        # (flows/redacting.py: redaction offered before a model server gets the pictures).
-        self.send_gate: Callable[[str, list[ImageRef], SendNow], bool] = lambda *_args: False
+        self.send_gate: Callable[..., bool] = lambda *_args: False  # True: it holds the question
         engine.token.connect(self._on_token)
         engine.finished.connect(self._on_answer)
         engine.state.connect(self._on_state)
@@ -124,11 +121,13 @@ class AskFlow(QObject):
         return Means(self.generation_settings(), self.ocr_engine, self.preset_book.system_prompt)
 
     @Slot(str, list)
-    def send_question(self, question: str, images: list[ImageRef]) -> None:
+    def send_question(self, question: str, images: list[ImageRef], gated: bool = True) -> None:
+        send = lambda q, i: self.send_question(q, i, False)  # noqa: E731 (after redaction)
+        if gated and self.editing is None and self.send_gate(question, images, send):
+            return
         edited, self.editing = self.editing, None
         if edited is None:
-            if not self.send_gate(question, images, self._send_new):
-                self._send_new(question, images)
+            self._ask(question, images, self.settings_for(images), title=question)
         elif not self._resend(edited, question, images):
             # not confirmed: the edit stays in the composer, still an edit
             self.editing = edited
@@ -138,9 +137,6 @@ class AskFlow(QObject):
             composer.add_images(images)
             for ref, boxes in regions_by_image(images, regions):
                 composer.set_regions(ref, boxes)  # kept with the edit, as drawn
-
-    def _send_new(self, question: str, images: list[ImageRef]) -> None:
-        self._ask(question, images, self.settings_for(images), title=question)
 
     @Slot(int)
     def regenerate(self, entry_id: int) -> None:
@@ -153,11 +149,9 @@ class AskFlow(QObject):
         self._ask_again(entry_id)
 
     @Slot(str, list)
-    def run_preset(self, key: str, images: list[ImageRef]) -> None:
-        if not self.send_gate(self.preset(key).prompt, images, lambda _q, i: self._preset(key, i)):
-            self._preset(key, images)
-
-    def _preset(self, key: str, images: list[ImageRef]) -> None:
+    def run_preset(self, key: str, images: list[ImageRef], gated: bool = True) -> None:
+        if gated and self.send_gate(key, images, lambda _q, i: self.run_preset(key, i, False)):
+            return
         preset = self.preset(key)
         title = f"{preset.label}: {images[0].name}" if images else preset.label
         self._ask(preset.prompt, images, self.settings_for(images, key), title, preset=key)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
 from desktop.core.conversation.models import KnownRead
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
     from desktop.core.ocr.models import OcrResult
     from desktop.gui.flows.asking import ChatParts
+    from desktop.gui.widgets.composer import Composer
     from desktop.gui.workers.engine_worker import EngineController
     from desktop.gui.workers.storage_worker import StorageController
 
@@ -46,6 +48,7 @@ logger = logging.getLogger(__name__)
 Send = Callable[[str, list[ImageRef]], None]
 Choice = Literal["redact", "as_is"]
 OFFER_TITLE = "Redact before sending?"
+REDACT_ACTION = "Redact before sending"
 
 
 @dataclass
@@ -87,7 +90,7 @@ class RedactFlow(QObject):
         self.sources: tuple[str, ...] = ()
         self.patterns: tuple[UserPattern, ...] = ()
         self._load_patterns()
-        parts.composer.redact_requested.connect(self.redact)
+        parts.composer.attachments_changed.connect(self._add_actions)
 
     # --- the user's patterns -----------------------------------------------------------------
 
@@ -112,6 +115,15 @@ class RedactFlow(QObject):
 
     # --- "Redact before sending" on a chip ---------------------------------------------------
 
+    @Slot()
+    def _add_actions(self, *_args: object) -> None:
+        """Every chip's menu: Extract text, Ask about a region…, Redact before sending, Remove."""
+        for chip in self._parts.composer.chips():
+            if not any(action.text() == REDACT_ACTION for action in chip.actions()):
+                action = QAction(REDACT_ACTION, chip)
+                action.triggered.connect(lambda _=False, ref=chip.ref: self.redact(ref))
+                chip.insertAction(chip.actions()[-1], action)  # before its Remove
+
     @Slot(object)
     def redact(self, ref: ImageRef) -> int:
         ticket = self.redactor.submit(ref, self.patterns)
@@ -132,9 +144,8 @@ class RedactFlow(QObject):
         self.finished.emit(result)
 
     def _finish_single(self, ref: ImageRef, result: Redacted) -> None:
-        composer = self._parts.composer
-        if result.copy is not None and ref in composer.attachments():
-            composer.replace_image(ref, result.copy)
+        if result.copy is not None and ref in self._parts.composer.attachments():
+            _replace(self._parts.composer, ref, result.copy)
         text, error = notice_for(result)
         self._parts.notice.show_message(text, error=error)
 
@@ -247,6 +258,20 @@ class RedactFlow(QObject):
             error = any("not sent" in note for note in batch.notes)
             self._parts.notice.show_message(" ".join(batch.notes), error=error)
         _send(self._parts, batch.send, batch.question, batch.images, batch.regions)
+
+
+def _replace(composer: Composer, old: ImageRef, new: ImageRef) -> None:
+    """`new` (the redacted copy, the same size) in `old`'s place, with the boxes drawn on it;
+    the chips after it are put back after it with theirs."""
+    refs = composer.attachments()
+    after = refs[refs.index(old) + 1 :]
+    boxes = {id(ref): composer.marks.of(ref) for ref in [old, *after]}
+    for ref in [old, *after]:
+        composer.remove_image(ref)
+    composer.add_images([new, *after])
+    for ref, was in [(new, old), *((ref, ref) for ref in after)]:
+        if boxes[id(was)]:
+            composer.set_regions(ref, boxes[id(was)])
 
 
 def _send(

@@ -75,7 +75,6 @@ class Composer(QFrame):
     mime_pasted = Signal(QMimeData)
     view_requested = Signal(object)  # ImageRef
     extract_requested = Signal(object)  # ImageRef
-    redact_requested = Signal(object)  # ImageRef: "Redact before sending" (flows/redacting.py)
     attachments_changed = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -186,35 +185,15 @@ class Composer(QFrame):
                 continue  # the same picture twice would only cost tokens
             known.add(ref.digest)
             self._attachments.append(ref)
-            self._strip_layout.insertWidget(self._strip_layout.count() - 1, self._chip(ref))
-        self._attachments_changed()
-
-    def _chip(self, ref: ImageRef) -> AttachmentChip:
-        chip = AttachmentChip(ref)
-        chip.clicked.connect(self.view_requested)
-        chip.remove_requested.connect(self.remove_image)
-        extract = QAction("Extract text", chip)
-        extract.triggered.connect(lambda _=False, r=ref: self.extract_requested.emit(r))
-        regions = QAction("Ask about a region…", chip)
-        regions.triggered.connect(lambda _=False, r=ref: self.pick_regions(r))
-        redact = QAction("Redact before sending", chip)
-        redact.triggered.connect(lambda _=False, r=ref: self.redact_requested.emit(r))
-        chip.insertActions(chip.actions()[0], [extract, regions, redact])  # before its Remove
-        return chip
-
-    def replace_image(self, old: ImageRef, new: ImageRef) -> None:
-        """`new` (a redacted copy, the same size) in `old`'s place, with its boxes."""
-        if not any(ref is old for ref in self._attachments):
-            return
-        chip = next(c for c in self._chips_kept() if c.ref is old)
-        boxes = self.marks.of(old)
-        self._attachments = [new if ref is old else ref for ref in self._attachments]
-        self.marks.drop(old)
-        self._strip_layout.insertWidget(self._strip_layout.indexOf(chip), self._chip(new))
-        self._strip_layout.removeWidget(chip)
-        chip.deleteLater()
-        if boxes:
-            self.set_regions(new, boxes)
+            chip = AttachmentChip(ref)
+            chip.clicked.connect(self.view_requested)
+            chip.remove_requested.connect(self.remove_image)
+            extract = QAction("Extract text", chip)
+            extract.triggered.connect(lambda _=False, r=ref: self.extract_requested.emit(r))
+            regions = QAction("Ask about a region…", chip)
+            regions.triggered.connect(lambda _=False, r=ref: self.pick_regions(r))
+            chip.insertActions(chip.actions()[0], [extract, regions])  # before its Remove
+            self._strip_layout.insertWidget(self._strip_layout.count() - 1, chip)
         self._attachments_changed()
 
     def remove_image(self, ref: ImageRef) -> None:

@@ -221,6 +221,10 @@ class OcrController(WorkerController):
         the local API): it is thread-safe."""
         return self.worker.ocr_engine()
 
+    def set_known_read(self, known: Callable[[str], OcrResult | None]) -> None:
+        """What stands for a picture's pixels when its text is extracted, by digest."""
+        self.worker.known_read = known
+
     def run(self, job: OcrJob) -> None:
         self._jobs.append(job)
         self._run_requested.emit(job)
