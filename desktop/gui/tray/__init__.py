@@ -1,0 +1,1 @@
+"""The tray icon and the global shortcut (`desklens tray`, Settings > Tray)."""
