@@ -121,6 +121,22 @@ def notice_action(window) -> QToolButton | None:
     return button if window.notice.isVisible() and button.isVisibleTo(window.notice) else None
 
 
+def send_as_is(qtbot, window, question: str, images) -> object:
+    """`send` of a chat's first pictures to a server: the redaction offer (issue 49) answered
+    "Send as is" (the chat's later pictures are not offered again)."""
+    from desktop.core.images import load_image
+    from desktop.gui.flows.redacting import offer_buttons
+    from desktop.gui.image_ref import ImageRef
+
+    window.composer.add_images([ImageRef.of(load_image(image)) for image in images])
+    window.composer.editor.setPlainText(question)
+    qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.redacting.offer_box is not None)
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        offer_buttons(window.redacting.offer_box)["Send as is"].click()
+    return blocker.args[0]
+
+
 def test_a_server_answers_in_the_window_then_this_computer_again(
     qtbot, launch, tiny_ir, served, monkeypatch, tmp_path
 ):
@@ -148,7 +164,7 @@ def test_a_server_answers_in_the_window_then_this_computer_again(
     # A question: its words stream into the bubble, which says where they came from.
     chunks: list[str] = []
     window.engine.token.connect(chunks.append)
-    first = send(qtbot, window, "What does the screenshot say?", [text_image("Invoice 2291")])
+    first = send_as_is(qtbot, window, "What does the screenshot say?", [text_image("Invoice 2291")])
     assert first.answer.ok and first.answer.stats.server == served.host
     answer = window.chat.last_answer()
     assert isinstance(answer, AssistantMessage)
@@ -283,7 +299,7 @@ def test_a_busy_server_keeps_the_question_and_retry_asks_again(
         wait_for_server(qtbot, window, host)
         assert not window.first_run_holder.isVisible() and window.chat.isVisible()
 
-        result = send(qtbot, window, "What is this?", [text_image("Order 7731")])
+        result = send_as_is(qtbot, window, "What is this?", [text_image("Order 7731")])
         busy = f"The server at {host} is busy (429): try again in 7 s."
         assert result.answer.error == busy
         error = window.chat.messages()[-1]
