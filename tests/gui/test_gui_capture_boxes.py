@@ -185,3 +185,43 @@ def test_escape_skips_the_boxes_and_a_new_capture_closes_the_picker(
     assert window.composer.marks.for_images(window.composer.attachments()) == ()
     result = ask(qtbot, window, "What is this?")
     assert result.request.regions == () and "bbox_2d" not in result.prompt
+
+
+@pytest.fixture
+def boxes_desktop(tmp_path):
+    """test_gui_capture's app on its own Xvfb at QT_SCALE_FACTOR=2, driven by
+    tests/support/capture_boxes_app.py (which reports the box picker's canvas)."""
+    import test_gui_capture
+
+    original = test_gui_capture.DRIVER
+    test_gui_capture.DRIVER = original.with_name("capture_boxes_app.py")
+    try:
+        yield from test_gui_capture.start_app(tmp_path, {"QT_SCALE_FACTOR": "2"})
+    finally:
+        test_gui_capture.DRIVER = original
+
+
+def test_under_a_real_x_server_the_box_is_the_crops_device_pixels(boxes_desktop) -> None:
+    """xdotool's real pointer (XTEST, device pixels): a drag on the overlay, a drag on the box
+    picker, a double-click; the region is the dragged device pixels of the crop."""
+    from test_gui_capture import inside
+
+    server, app, ready = boxes_desktop
+    assert ready["scale"] == 2.0
+    app.send("capture ask")
+    app.wait_for("overlay")
+    server.drag(*inside(ready["target"], margin=10))
+    crop_width, crop_height = app.wait_for("attached")["crop"]
+    boxes = app.wait_for("boxes")
+    server.xdotool("search", "--sync", "--onlyvisible", "--name", boxes["title"])
+    x, y, width, height = boxes["canvas"]
+    # Shown at its size on this screen: one crop pixel per device pixel.
+    assert boxes["ratio"] == 2.0 and boxes["scale"] == 0.5
+    assert (width, height) == (crop_width, crop_height)
+    server.drag((x + 100, y + 20), (x + 500, y + 120))
+    # A double-click near the canvas's corner (the buttons were once laid over it) confirms.
+    server.xdotool("mousemove", x + width - 12, y + height - 12)
+    server.xdotool("click", "--repeat", "2", "--delay", "80", "1")
+    closed = app.wait_for("regions")
+    assert closed["accepted"], closed
+    assert closed["regions"] == [{"image": 0, "x": 100, "y": 20, "w": 400, "h": 100}]

@@ -15,12 +15,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import (
+    QFocusEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QHBoxLayout,
     QLabel,
+    QLayout,
     QVBoxLayout,
     QWidget,
 )
@@ -36,6 +44,7 @@ REGION_HINT = (
     "Drag to mark a region, or move the dashed box with the arrows (Shift: its size) and press "
     "Space; right-click or Delete removes a box. Enter or double-click: done."
 )
+TEXT_WIDTH = 420  # the dialog's wrapped lines are at least this wide, beside a small image
 KEY_STEP_PX = 10  # on the screen: one arrow press moves or sizes the keyboard's box this far
 
 
@@ -56,7 +65,11 @@ class RegionCanvas(QWidget):
         self.boxes: list[Region] = list(boxes)
         self._pixmap = full_pixmap(ref)
         width, height = ref.size
-        self.scale = min(1.0, CANVAS_MAX.width() / width, CANVAS_MAX.height() / height)
+        # At most one image pixel per device pixel: a capture from a 200 % screen shows at the
+        # size it had there (and fits the screen it came from), not twice as large.
+        screen = QGuiApplication.primaryScreen()
+        most = 1.0 / max(1.0, screen.devicePixelRatio() if screen is not None else 1.0)
+        self.scale = min(most, CANVAS_MAX.width() / width, CANVAS_MAX.height() / height)
         self.setFixedSize(max(1, round(width * self.scale)), max(1, round(height * self.scale)))
         self.setCursor(Qt.CursorShape.CrossCursor)
         self.setAccessibleName(f"Image {ref.name}: drag to mark a region")
@@ -201,16 +214,17 @@ class RegionDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.canvas = RegionCanvas(ref, boxes)
         layout = QVBoxLayout(self)
-        self.note = QLabel()  # what the dialog is for, when it opens by itself (a capture)
-        self.note.setWordWrap(True)
+        # The wrapped lines get the canvas's width (at least TEXT_WIDTH) and the height they
+        # need for it: a label wrapped beside the buttons left the dialog too short, and the
+        # buttons were laid over the canvas's lower edge.
+        self._text_width = max(self.canvas.width(), TEXT_WIDTH)
+        self.note = self._wrapped_label()  # why the dialog opened by itself (a capture)
         self.note.hide()
         layout.addWidget(self.note)
         layout.addWidget(self.canvas, 0, Qt.AlignmentFlag.AlignCenter)
-        self.hint = QLabel()
+        self.hint = self._wrapped_label()
         self.hint.setObjectName("muted")
-        self.hint.setWordWrap(True)
-        row = QHBoxLayout()
-        row.addWidget(self.hint, 1)
+        layout.addWidget(self.hint)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -219,16 +233,26 @@ class RegionDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setDefault(True)  # Enter, also while the canvas has the focus
-        self.canvas.confirmed.connect(self.accept)
+        self.ok_button.setDefault(True)
+        self.canvas.confirmed.connect(self.accept)  # Enter or a double-click on the canvas
         self.canvas.setFocus()  # the arrows work at once
-        row.addWidget(buttons)
-        layout.addLayout(row)
+        layout.addWidget(buttons)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
         self.canvas.changed.connect(self._show_count)
         self._show_count()
 
+    def _wrapped_label(self) -> QLabel:
+        label = QLabel()
+        label.setWordWrap(True)
+        label.setFixedWidth(self._text_width)
+        return label
+
+    def _set_text(self, label: QLabel, text: str) -> None:
+        label.setText(text)
+        label.setFixedHeight(label.heightForWidth(self._text_width))
+
     def set_note(self, text: str) -> None:
-        self.note.setText(text)
+        self._set_text(self.note, text)
         self.note.setVisible(bool(text))
 
     def accept(self) -> None:
@@ -238,11 +262,11 @@ class RegionDialog(QDialog):
     def _show_count(self) -> None:
         count = len(self.canvas.boxes)
         if count >= MAX_REGIONS:
-            self.hint.setText(f"{count} regions: the most one question can take.")
+            self._set_text(self.hint, f"{count} regions: the most one question can take.")
         elif count:
-            self.hint.setText(f"{count} region{'s' if count != 1 else ''}. {REGION_HINT}")
+            self._set_text(self.hint, f"{count} region{'s' if count != 1 else ''}. {REGION_HINT}")
         else:
-            self.hint.setText(REGION_HINT)
+            self._set_text(self.hint, REGION_HINT)
         self.clear_button.setEnabled(bool(count))
 
 
