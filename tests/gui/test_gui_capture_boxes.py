@@ -11,6 +11,7 @@ grabs a real X server's screen; its last test takes this picker's boxes there to
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from gui_support import SIGNAL_TIMEOUT_MS
@@ -225,3 +226,25 @@ def test_under_a_real_x_server_the_box_is_the_crops_device_pixels(boxes_desktop)
     closed = app.wait_for("regions")
     assert closed["accepted"], closed
     assert closed["regions"] == [{"image": 0, "x": 100, "y": 20, "w": 400, "h": 100}]
+
+
+def test_the_app_started_by_capture_ask_opens_the_picker_on_its_capture(
+    qtbot, launch, monkeypatch, tmp_path
+):
+    """`desklens capture --ask` without a window saves the crop and starts `desklens gui FILE`
+    with PICK_BOXES_ENV naming it (capture/standalone.py): that app's picker opens on it."""
+    from desktop.gui.capture.overlay import PICK_BOXES_ENV
+
+    capture = tmp_path / "capture 10-11-12.png"
+    render_lines(["Total due 12,450.50"], size=40, width=700, height=120).save(capture)
+    monkeypatch.setenv(PICK_BOXES_ENV, str(capture))
+    window = launch(files=[capture])
+    qtbot.waitUntil(lambda: window.capturing.boxes_dialog is not None, timeout=SIGNAL_TIMEOUT_MS)
+    dialog = window.capturing.boxes_dialog
+    assert dialog.canvas.ref.name == capture.name and dialog.note.isVisible()
+    assert PICK_BOXES_ENV not in os.environ  # taken: an app it starts does not inherit it
+    qtbot.mousePress(dialog.canvas, Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
+    qtbot.mouseRelease(dialog.canvas, Qt.MouseButton.LeftButton, pos=QPoint(220, 100))
+    qtbot.keyClick(dialog.canvas, Qt.Key.Key_Return)
+    [chip] = window.composer.chips()
+    assert chip.regions == (Region(20, 20, 200, 80),)
