@@ -166,6 +166,7 @@ def test_the_portal_binds_the_shortcut_and_its_activation_fires(qtbot, session_b
     try:
         shortcut.start()
         qtbot.waitUntil(shortcut.bound.is_set, timeout=WAIT_MS)
+        assert portal.registered == ["desklens"]  # named before the session: listed as ours
         [(shortcut_id, options)] = portal.bound
         assert shortcut_id == "capture"
         assert options["preferred_trigger"] == ("s", "CTRL+ALT+SHIFT+t")

@@ -270,5 +270,6 @@ def test_settings_tray_row_checks_the_shortcut_as_typed(qtbot) -> None:
     assert row.shortcut == "Ctrl+Banana"  # kept as typed: the window says why it takes no keys
     row.edit.setText("")
     assert row.shortcut == "" and row.problem.text() == ""
-    row.check.setChecked(False)
-    assert not row.edit.isEnabled()
+    row.check.setChecked(False)  # the keys stay editable: `desklens tray` takes them too
+    row.edit.setText("win+F9")
+    assert not row.enabled and row.shortcut == "Super+F9"

@@ -22,6 +22,7 @@ class FakeShortcutsPortal:
     def __init__(self, address: str, *, answer: int = 0) -> None:
         self.answer = answer
         self.sessions: list[str] = []
+        self.registered: list[str] = []  # app ids given to host.portal.Registry
         self.bound: list[tuple[str, dict]] = []  # (id, options) as BindShortcuts got them
         self.connection = open_dbus_connection(bus=address)
         self.connection.send_and_get_reply(message_bus.RequestName(PORTAL_SERVICE), timeout=10)
@@ -53,6 +54,10 @@ class FakeShortcutsPortal:
         member = fields[HeaderFields.member]
         if member == "Get":  # Properties.Get(GlobalShortcuts, "version")
             self.connection.send(new_method_return(message, "v", (("u", 1),)))
+            return
+        if member == "Register":  # host.portal.Registry: the app's id
+            self.registered.append(message.body[0])
+            self.connection.send(new_method_return(message))
             return
         options = message.body[0] if member == "CreateSession" else message.body[3]
         token = options["handle_token"][1]

@@ -37,7 +37,9 @@ Launch = Callable[[Sequence[str]], None]  # `desklens` arguments, in a process o
 
 
 def launch_desklens(arguments: Sequence[str]) -> None:
-    subprocess.Popen([sys.executable, "-m", "desktop", *arguments], start_new_session=True)
+    # The installed bundle's executable is `desklens` itself; from source it is Python.
+    entry = [] if getattr(sys, "frozen", False) else ["-m", "desktop"]
+    subprocess.Popen([sys.executable, *entry, *arguments], start_new_session=True)
 
 
 def chosen_action(mode: str, setting: str, modifiers: Qt.KeyboardModifier) -> str:

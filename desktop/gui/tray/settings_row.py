@@ -24,12 +24,12 @@ class TrayRow(QWidget):
         self.edit = QLineEdit(settings.global_shortcut)
         self.edit.setAccessibleName("Global shortcut")
         self.edit.setPlaceholderText(f"No global shortcut (e.g. {DEFAULT_SHORTCUT})")
+        self.edit.setToolTip("Also the keys `desklens tray` takes.")
         self.problem = text_label(selectable=False)
         self.problem.setObjectName("errorText")
         self.problem.setWordWrap(True)
         for widget in (self.check, self.edit, self.problem):
             column.addWidget(widget)
-        self.check.toggled.connect(self._check)
         self.edit.textChanged.connect(self._check)
         self._check()
 
@@ -48,10 +48,9 @@ class TrayRow(QWidget):
             return text
 
     def _check(self) -> None:
-        self.edit.setEnabled(self.enabled)
         text = self.edit.text().strip()
         problem = ""
-        if self.enabled and text:
+        if text:
             try:
                 parse_shortcut(text)
             except ShortcutError as exc:

@@ -22,6 +22,9 @@ from desktop.gui.tray.process import TrayProcess
 from desktop.gui.widgets.icons import app_icon
 
 LOCK_FILE = "tray.lock"
+NOTHING_TO_CLICK = (
+    "error: with neither a tray icon nor a global shortcut there is nothing to click."
+)
 
 
 def _say(line: str) -> None:
@@ -44,8 +47,15 @@ def run_tray(data_dir: Path, shortcut: str | None, *, use_shortcut: bool = True)
     menu = TrayMenu(target)
     hotkey = GlobalHotkey()
     hotkey.activated.connect(lambda: target.capture(""))
-    hotkey.failed.connect(lambda sentence: _say(f"no global shortcut: {sentence}"))
     has_tray = menu.show()
+
+    def lost(sentence: str) -> None:  # the portal's answer comes after start()
+        _say(f"no global shortcut: {sentence}")
+        if not has_tray:
+            _say(NOTHING_TO_CLICK)
+            app.exit(exit_codes.FAILED)
+
+    hotkey.failed.connect(lost)
     if not has_tray:
         _say(NO_TRAY)
     has_shortcut = False
@@ -56,7 +66,7 @@ def run_tray(data_dir: Path, shortcut: str | None, *, use_shortcut: bool = True)
         _say(f"no global shortcut: {problem}" if problem else f"{hotkey.label} captures a region.")
         menu.set_shortcut_hint(hotkey.label)
     if not has_tray and not has_shortcut:
-        _say("error: with neither a tray icon nor a global shortcut there is nothing to click.")
+        _say(NOTHING_TO_CLICK)
         lock.unlock()
         return exit_codes.FAILED
     code = app.exec()

@@ -33,6 +33,8 @@ PORTAL_SERVICE = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"
 SHORTCUTS_INTERFACE = "org.freedesktop.portal.GlobalShortcuts"
 REQUEST_INTERFACE = "org.freedesktop.portal.Request"
+REGISTRY_INTERFACE = "org.freedesktop.host.portal.Registry"
+APP_ID = "desklens"  # the desktop file's name (QGuiApplication.setDesktopFileName)
 SHORTCUT_ID = "capture"
 CALL_TIMEOUT_S = 5.0  # the portal answers a call at once; only the user's choice takes long
 BIND_IT_YOURSELF = (
@@ -140,8 +142,15 @@ class PortalShortcut(QObject):
                 self._refused.emit(f"The desktop's global shortcut stopped working ({exc}).")
 
     def _bind_and_listen(self, connection: DBusConnection) -> None:
-        from jeepney import MatchRule, message_bus
+        from jeepney import DBusAddress, MatchRule, message_bus, new_method_call
+        from jeepney.wrappers import unwrap_msg
 
+        # A program outside Flatpak/Snap names itself (xdg-desktop-portal 1.19+), so the
+        # desktop lists the shortcut under DeskLens; older portals lack it, which is fine.
+        registry = DBusAddress(PORTAL_PATH, PORTAL_SERVICE, REGISTRY_INTERFACE)
+        register = new_method_call(registry, "Register", "sa{sv}", (APP_ID, {}))
+        with contextlib.suppress(Exception):
+            unwrap_msg(connection.send_and_get_reply(register, timeout=CALL_TIMEOUT_S))
         session_token = "desklens_" + secrets.token_hex(6)
         created = self._request(
             connection,
