@@ -6,6 +6,7 @@ data folder, or another program holding the keys, is told so."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -154,3 +155,14 @@ def test_no_shortcut_and_a_shortcut_exclude_each_other(capsys) -> None:
         main(["tray", "--no-shortcut", "--shortcut", "Ctrl+Alt+T"])
     assert exited.value.code == exit_codes.USAGE
     assert "not allowed with" in capsys.readouterr().err
+
+
+def test_without_a_display_it_says_so_instead_of_aborting(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "QT_QPA_PLATFORM", "WAYLAND_DISPLAY")}  # fmt: skip
+    env["DESKLENS_DATA_DIR"] = str(tmp_path / "data")
+    result = subprocess.run([sys.executable, "-m", "desktop", "tray"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == exit_codes.FAILED  # not -6 (Qt's SIGABRT)
+    assert result.stderr.startswith("desklens tray: error: DeskLens cannot open its window: no")
+    assert "Traceback" not in result.stderr
