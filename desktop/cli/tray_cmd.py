@@ -14,8 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tray",
         help="a tray icon and a global shortcut for screen captures",
         description="Show DeskLens in the system tray and take a global shortcut that "
-        "captures a screen region (X11: a key grab; Windows: a hot key; Wayland: bind "
-        "`desklens capture` in the desktop's settings). Runs until Quit or Ctrl+C.",
+        "captures a screen region (X11: a key grab; Windows: a hot key; Wayland: the desktop "
+        "portal's global shortcuts, else bind `desklens capture` in the desktop's settings). "
+        "Runs until Quit or Ctrl+C; one per data folder.",
     )
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument(
