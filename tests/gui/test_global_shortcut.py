@@ -4,6 +4,7 @@ user may write (or mistype)."""
 
 from __future__ import annotations
 
+import ctypes
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from fake_shortcuts_portal import FakeShortcutsPortal
 from PySide6.QtCore import QObject, Signal
 from xserver import XServer, start_xvfb
 
-from desktop.gui.tray import wayland
+from desktop.gui.tray import wayland, win32
 from desktop.gui.tray.hotkey import GlobalHotkey
 from desktop.gui.tray.keys import (
     DEFAULT_SHORTCUT,
@@ -22,6 +23,7 @@ from desktop.gui.tray.keys import (
     ShortcutUnavailable,
     parse_shortcut,
 )
+from desktop.gui.tray.win32 import WindowsHotkey
 from desktop.gui.tray.x11 import X11Grab
 
 WAIT_MS = 30_000
@@ -84,6 +86,36 @@ def test_other_chords_and_a_long_hold_do_not_fire(qtbot, xserver: XServer, grab)
     with qtbot.waitSignal(presses.fired, timeout=WAIT_MS):
         xserver.xdotool("keydown", "ctrl+alt+shift+t", "keydown", "t", "keyup", "t",
                         "keyup", "ctrl+alt+shift+t")  # fmt: skip
+    assert presses.count == 1
+
+
+def test_a_super_chord_with_a_function_key_fires(
+    qtbot, xserver: XServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", xserver.display)
+    presses = Presses()
+    grab = X11Grab(parse_shortcut("Win+Shift+F9"), presses.fired.emit)
+    grab.start()
+    try:
+        with qtbot.waitSignal(presses.fired, timeout=WAIT_MS):
+            xserver.xdotool("key", "super+shift+F9")
+    finally:
+        grab.stop()
+
+
+def test_windows_hot_key_messages_fire_the_shortcut() -> None:
+    """The native event filter, fed a WM_HOTKEY as Qt's dispatcher hands it over on Windows
+    (registering needs Windows itself: not here)."""
+    presses = Presses()
+    hotkey = WindowsHotkey(parse_shortcut(DEFAULT_SHORTCUT), presses.fired.emit)
+    message = win32.Msg(message=win32.WM_HOTKEY, wParam=win32.HOTKEY_ID)
+    address = ctypes.addressof(message)
+    assert hotkey.nativeEventFilter(b"windows_generic_MSG", address) == (True, 0)
+    assert presses.count == 1
+    message.wParam = win32.HOTKEY_ID + 1  # another program's hot key id: not ours
+    assert hotkey.nativeEventFilter(b"windows_generic_MSG", address) == (False, 0)
+    message.message = 0x0100  # WM_KEYDOWN
+    assert hotkey.nativeEventFilter(b"windows_generic_MSG", address) == (False, 0)
     assert presses.count == 1
 
 

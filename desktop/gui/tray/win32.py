@@ -18,7 +18,7 @@ ERROR_HOTKEY_ALREADY_REGISTERED = 1409
 _MODS = {"alt": MOD_ALT, "ctrl": MOD_CONTROL, "shift": MOD_SHIFT, "super": MOD_WIN}
 
 
-class _Msg(ctypes.Structure):  # wintypes.MSG, spelled out so this module imports everywhere
+class Msg(ctypes.Structure):  # wintypes.MSG, spelled out so this module imports everywhere
     _fields_ = [
         ("hwnd", ctypes.c_void_p), ("message", ctypes.c_uint), ("wParam", ctypes.c_size_t),
         ("lParam", ctypes.c_ssize_t), ("time", ctypes.c_ulong), ("x", ctypes.c_long),
@@ -66,7 +66,7 @@ class WindowsHotkey(QAbstractNativeEventFilter):
     ) -> object:
         name = eventType.data() if isinstance(eventType, QByteArray) else bytes(eventType)
         if name == b"windows_generic_MSG":
-            msg = _Msg.from_address(int(message))
+            msg = Msg.from_address(int(message))
             if msg.message == WM_HOTKEY and msg.wParam == HOTKEY_ID:
                 self._on_activated()
                 return True, 0

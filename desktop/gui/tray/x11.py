@@ -124,7 +124,7 @@ class X11Grab(QObject):
             raise ShortcutUnavailable(f"This keyboard layout has no {self.shortcut.key} key.")
         # Held keys repeat as presses only (no fake releases), so one hold is one capture.
         x.XkbSetDetectableAutoRepeat(display, 1, None)
-        base = sum(_MASKS[m] for m in self.shortcut.modifiers)
+        base = sum(self._mask_of(m) for m in self.shortcut.modifiers)
         errors = self._grab_all(base)
         if BAD_ACCESS in errors:
             self.stop()
@@ -174,6 +174,13 @@ class X11Grab(QObject):
         finally:
             x.XSetErrorHandler(previous)
         return errors
+
+    def _mask_of(self, modifier: str) -> int:
+        """Alt and Super are Mod1 and Mod4 on nearly every layout; the keyboard's own
+        modifier map says where it differs."""
+        keysym = {"alt": "Alt_L", "super": "Super_L"}.get(modifier)
+        mapped = self._modifier_of(keysym) if keysym else []
+        return mapped[0] if mapped else _MASKS[modifier]
 
     def _lock_variants(self, base: int) -> list[int]:
         locks = [LOCK, *self._modifier_of("Num_Lock"), *self._modifier_of("Scroll_Lock")]
