@@ -133,3 +133,60 @@ def test_blank_page_says_it_could_not_read(ocr):
     redaction = redact_page(ocr.extract, load_image(Image.new("RGB", (400, 300), "white")))
     assert redaction.outcome == "unreadable"
     assert redaction.summary().startswith("Could not read any text on this page: nothing was")
+
+
+def _reader(texts_by_call):
+    """A stand-in OCR: call n reads the line texts_by_call[n] (the last one from then on)."""
+    from desktop.core.ocr.models import OcrLine, OcrResult
+
+    calls = []
+
+    def read(image):
+        text = texts_by_call[min(len(calls), len(texts_by_call) - 1)]
+        calls.append(image)
+        lines = [OcrLine(text, (24, 20, 420, 44), 0.99, 0)] if text else []
+        return OcrResult(lines, image.size[0], image.size[1], 0.0)
+
+    return read, calls
+
+
+def test_a_value_read_back_gets_its_whole_line_filled_then_is_reported():
+    image = render_lines(["Mail jo.doe@example.com now"], size=18, width=460)
+    line = "Mail jo.doe@example.com now"
+    read, calls = _reader([line, line, ""])  # still read after the first filling only
+    redaction = redact_page(read, load_image(image))
+    assert len(calls) == 3 and redaction.outcome == "redacted"
+    [span] = redaction.spans
+    assert span.estimated and span.boxes[-1] == (18, 14, 426, 50)  # the line, grown
+    pixels = np.asarray(redaction.image)
+    assert (pixels[14:50, 18:426] == FILL).all()
+
+    read, calls = _reader([line])  # read whatever is filled: a leak, said
+    redaction = redact_page(read, load_image(image))
+    assert len(calls) == 3 and redaction.outcome == "leaked"
+    assert redaction.summary() == (
+        "Not redacted safely: the OCR still reads jo…om (email) on the filled page; "
+        "nothing was saved."
+    )
+
+
+def test_an_item_wrapped_over_two_lines_is_filled_on_both_and_counted_once(ocr):
+    image = render_lines(
+        ["Write to our office at anna.schmidt@exam-", "ple.com or visit us on Monday.",
+         "IBAN DE89 3704 0044 0532", "0130 00 is our account."],
+        size=18, width=520,
+    )  # fmt: skip
+    redaction = redact_page(ocr.extract, load_image(image, name="wrapped"))
+    assert [(s.kind, s.text, s.continues) for s in redaction.spans] == [
+        ("email", "anna.schmidt@exam-", False),
+        ("email", "ple.com", True),
+        ("iban", "DE89 3704 0044 0532", False),
+        ("iban", "0130 00", True),
+    ]
+    assert redaction.summary() == "Redacted 2 items (1 e-mail, 1 IBAN)."
+    assert redaction.result.text().splitlines() == [
+        "Write to our office at [email]", "[email] or visit us on Monday.",
+        "IBAN [iban]", "[iban] is our account.",
+    ]  # fmt: skip
+    again = _plain(ocr.extract(redaction.image).text())
+    assert "schmidt" not in again and "0532" not in again and "monday" in again

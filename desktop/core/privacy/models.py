@@ -45,6 +45,7 @@ class Span:
     boxes: tuple[Box, ...] = ()
     estimated: bool = False  # placed by the characters' widths, not found in the ink
     code: int | None = None
+    continues: bool = False  # the next line's part of an item a line break cut in two
 
     @property
     def tag(self) -> str:
@@ -70,11 +71,17 @@ class Span:
         return data
 
 
+def items(spans: Sequence[Span]) -> int:
+    """How many items the spans are (the two parts of a wrapped one are one)."""
+    return sum(not span.continues for span in spans)
+
+
 def name_of(kind: Kind, count: int = 1) -> str:
     return _NAMES[kind][0 if count == 1 else 1]
 
 
 def counted(spans: Sequence[Span]) -> str:
-    """ "1 e-mail, 2 IBANs, 1 card number": how many of each kind, in the finders' order."""
-    counts = Counter(span.kind for span in spans)
+    """ "1 e-mail, 2 IBANs, 1 card number": how many of each kind, in the finders' order (an
+    item cut by a line break once)."""
+    counts = Counter(span.kind for span in spans if not span.continues)
     return ", ".join(f"{counts[k]} {name_of(k, counts[k])}" for k in KINDS if counts[k])

@@ -2,8 +2,9 @@
 
 The read-back is the proof: the filled page is read by the same OCR, and anything the finders
 see on it is filled too (a second round: text the first read had garbled may read cleanly
-once its neighbours are gone); a span still read back after that is a leak, which the front
-ends report instead of calling the page redacted. Only the boxes' pixels change; the saved
+once its neighbours are gone), as is the whole line of a span whose characters are still read;
+a span still read back after that is a leak, which the front ends report instead of calling
+the page redacted. Only the boxes' pixels change; the saved
 image carries no metadata of the original (EXIF, GPS, text chunks).
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Literal
 
@@ -23,12 +24,12 @@ from desktop.core import atomic
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.models import OcrResult
 from desktop.core.privacy.boxes import place
-from desktop.core.privacy.models import Span, counted
+from desktop.core.privacy.models import Span, counted, items
 from desktop.core.privacy.patterns import UserPattern
 from desktop.core.privacy.spans import find_spans, tagged
 
 FILL = (0, 0, 0)  # solid black: plainly redacted, whatever the theme of the page
-MAX_ROUNDS = 2  # find and fill, then once more for what the first filling revealed
+MAX_ROUNDS = 2  # read-backs: a second filling for what the first revealed, then the check
 Reader = Callable[[LoadedImage], OcrResult]  # the OCR engine's `extract`
 Outcome = Literal["redacted", "clean", "unreadable", "leaked"]
 # Lossless formats only: JPEG would change pixels outside the boxes (and blur their edges).
@@ -45,7 +46,6 @@ class Redaction:
     result: OcrResult  # the first read, its spans replaced by tags: text and exports
     leaks: tuple[Span, ...] = ()  # spans the OCR still read on the filled page
     unsure_lines: int = 0  # lines found but not read: they may hold something private
-    boxes_changed: tuple[tuple[int, int, int, int], ...] = field(default=())
 
     @property
     def outcome(self) -> Outcome:
@@ -77,7 +77,7 @@ class Redaction:
                 "and found no e-mail, IBAN, card or phone number"
                 f"{' or match of your patterns' if self._patterns else ''}."
             )
-        count = len(self.spans)
+        count = items(self.spans)
         return f"Redacted {count} item{'s' if count != 1 else ''} ({counted(self.spans)}){where}."
 
     @property
@@ -106,14 +106,18 @@ def redact_page(
         return Redaction(image.image, image.name, (), first, unsure_lines=unsure)
     filled, done = fill(image.image, spans), list(spans)
     leaks: list[Span] = []
-    for _round in range(MAX_ROUNDS):
+    for number in range(MAX_ROUNDS):
         again = read(load_image(filled, name=image.name))
         found = place(find_spans(again, patterns), again, filled)
-        leaks = [s for s in done if read_back(s, again)] + found
-        if not found:
+        read_again = [s for s in done if read_back(s, again)]
+        known = {_plain(s.text) for s in read_again}  # found again: the same item
+        found = [s for s in found if _plain(s.text) not in known]
+        leaks = read_again + found
+        if not leaks or number == MAX_ROUNDS - 1:
             break
-        filled = fill(filled, found)
-        done += found
+        wider = [_whole_line(s, first, filled.size) for s in read_again]
+        filled = fill(filled, found + wider)
+        done = [s for s in done if s not in read_again] + wider + found
     return Redaction(
         filled,
         image.name,
@@ -121,8 +125,18 @@ def redact_page(
         tagged(first, spans),
         tuple(leaks),
         unsure,
-        tuple(box for s in done for box in s.boxes),
     )
+
+
+def _whole_line(span: Span, result: OcrResult, size: tuple[int, int]) -> Span:
+    """A span read back after filling: its whole line (or code) filled, with a margin."""
+    if span.code is not None:
+        return span
+    left, top, right, bottom = result.lines[span.line].box
+    pad = max(2, (bottom - top) // 4)
+    box = (max(left - pad, 0), max(top - pad, 0), min(right + pad, size[0]),
+           min(bottom + pad, size[1]))  # fmt: skip
+    return replace(span, boxes=(*span.boxes, box), estimated=True)
 
 
 def fill(image: Image.Image, spans: Sequence[Span]) -> Image.Image:

@@ -90,7 +90,8 @@ def _halves(
     right = head[: match.end - second_start]
     if right.strip():
         begin = len(right) - len(right.lstrip())
-        spans.append(Span(match.kind, right.strip(), number + 1, begin, len(right.rstrip())))
+        part = Span(match.kind, right.strip(), number + 1, begin, len(right.rstrip()))
+        spans.append(replace(part, continues=bool(spans)))
     return spans
 
 

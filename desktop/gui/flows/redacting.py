@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
 from desktop.core.conversation.models import KnownRead
 from desktop.core.history.handle import ChatHandle
-from desktop.core.privacy.models import counted
+from desktop.core.privacy.models import counted, items
 from desktop.core.privacy.patterns import PatternError, UserPattern, compile_patterns
 from desktop.core.privacy.spans import tag_text
 from desktop.core.privacy.user_patterns import check_patterns, read_patterns, write_patterns
@@ -294,7 +294,7 @@ def notice_for(result: Redacted) -> tuple[str, bool]:
         return result.error or f"Could not redact {name}.", True
     outcome = redaction.outcome
     if outcome == "redacted":
-        text = f"Redacted {len(redaction.spans)} item(s) in {name} ({counted(redaction.spans)})."
+        text = f"Redacted {items(redaction.spans)} item(s) in {name} ({counted(redaction.spans)})."
     elif outcome in ("clean", "unreadable"):
         text = f"{name}: {redaction.summary()}"
     else:
