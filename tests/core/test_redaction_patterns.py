@@ -73,6 +73,8 @@ def test_finds(text, expected):
         "Account no. 1234567890, order 12345678",
         "version 1.2.3 at user@localhost",  # no top-level domain
         "Tracking 1Z999AA10123456784",
+        "SKU 0012-3456-7890, PO 0045123456, Kundennr. 0123456789",
+        "Server 192.168.100.1 port 8080, version 10.0.19045.3803, 12:30 - 14:45",
     ],
 )
 def test_leaves_look_alikes(text):

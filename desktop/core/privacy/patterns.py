@@ -42,10 +42,17 @@ _IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9OolI]{2}")
 _IBAN_SHAPE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{1,4}){3,8}(?![A-Za-z0-9])")
 _CARD_RUN = re.compile(r"(?<![\w.,/-])(?<![A-Z]{2}\d{2} )[0-9OolI](?:[ -]?[0-9OolI]){11,}(?![\w/])")
 _PHONE_FORMS = (
-    # international: +CC or 00CC, then groups (an optional "(0)" trunk, brackets, dots)
-    re.compile(r"(?<![\w+])(?:\+|00)[1-9]\d{0,2}(?:[ .\-/]?(?:\(0?\d{0,4}\)|\d+))+"),
-    # national with a trunk "0": 030 1234567, 0171-2345678, (030) 123 456, 020 7946 0958
-    re.compile(r"(?<![\w.,/:+-])(?:\(0\d{1,4}\)|0[1-9]\d{1,4})(?:[ /-]?\d{2,}){1,4}(?![\w.,/:-])"),
+    # international: +CC, or 00CC and a space (0012-3456 is an article number), then groups
+    # (an optional "(0)" trunk, brackets, dots)
+    re.compile(
+        r"(?<![\w+])(?:\+[1-9]\d{0,2}|00[1-9]\d{0,2}(?=[ (]))(?:[ .\-/]?(?:\(0?\d{0,4}\)|\d+))+"
+    ),
+    # national with a trunk "0" and a break after the area code (0123456789 is a customer
+    # number): 030 1234567, 0171-2345678, (030) 123 456, 089 / 123 456 78, 020 7946 0958
+    re.compile(
+        r"(?<![\w.,/:+-])(?:\(0\d{1,4}\) ?|0[1-9]\d{1,4}(?: ?/ ?|[ -]))"
+        r"\d{2,}(?:[ -]?\d{2,}){0,3}(?![\w.,/:-])"
+    ),
     # North America: (555) 123-4567, 555-123-4567, 555.123.4567
     re.compile(r"(?<![\w.,/:+-])(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[-. ])\d{3}[-. ]\d{4}(?![\w.,/:-])"),
 )
