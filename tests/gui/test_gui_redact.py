@@ -182,6 +182,20 @@ def test_a_server_gets_the_first_pictures_only_after_the_offer(qtbot, launch, tm
         assert any("[phone]" in text for text in texts)
         assert not any("1234567" in text for text in texts)
 
+        # A new chat whose first question names an e-mail, without pictures: offered too.
+        window.sidebar.select(None)
+        window.composer.editor.setPlainText("Please forward this to bob.miller@example.org")
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: window.redacting.offer_box is not None)
+        box = window.redacting.offer_box
+        assert box.text().startswith("Your question, which names private data, is about to go")
+        with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+            offer_buttons(box)["Redact and send"].click()
+        last = [r for r in server.requests if r[0] == "POST"][-1]
+        _, texts = _images_and_texts(last[3])
+        assert texts[-1].endswith("Please forward this to [email]")
+        assert not any("bob.miller" in text for text in texts)
+
 
 def test_own_patterns_in_settings_are_checked_saved_and_used(qtbot, launch, tmp_path):
     from desktop.core.privacy.user_patterns import read_patterns

@@ -6,9 +6,9 @@ replaced by the redacted copy, whose OCR text with tags (`[email]`) stands for i
 grounding, drafts and Extract text use it (`known_reads`, `read_of`), so no private text
 reaches a prompt or an export. A notice always says what happened: what was filled, that
 nothing was found, that the page could not be read, or what the OCR still reads (then the
-original stays attached). With a server's model, the first question with pictures in a chat
-asks "Redact and send" / "Send as is" (`gate`, called by AskFlow); redacting, its pictures
-are filled and its words tagged, and so are the chat's later questions.
+original stays attached). With a server's model, the first question with pictures (or naming
+private data) in a chat asks "Redact and send" / "Send as is" (`gate`, called by AskFlow);
+redacting, its pictures are filled and its words tagged, and so are the chat's later ones.
 """
 
 from __future__ import annotations
@@ -169,7 +169,8 @@ class RedactFlow(QObject):
             return False
         chat = self._parts.session.chat
         choice = self._choices.get(chat) or (self._chosen.get(chat.id) if chat.id else None)
-        if choice == "as_is" or (choice is None and not images):
+        private = tag_text(question, self.patterns) != question
+        if choice == "as_is" or (choice is None and not images and not private):
             return False
         regions = self._parts.composer.regions_sent
         if choice == "redact":
@@ -190,11 +191,14 @@ class RedactFlow(QObject):
         host = source.host if isinstance(source, ServerModel) else "the model server"
         box = QMessageBox(self._window)
         box.setWindowTitle(OFFER_TITLE)
-        box.setText(f"This chat's pictures are about to go to {host}.")
+        what = (
+            "This chat's pictures are" if images else "Your question, which names private data, is"
+        )
+        box.setText(f"{what} about to go to {host}.")
         box.setInformativeText(
             "Redact fills e-mail addresses, IBANs, card and phone numbers and your own patterns "
-            "on them, and tags them in your question, before anything leaves this computer. "
-            "The choice holds for this chat."
+            "on the pictures, and tags them in your question, before anything leaves this "
+            "computer. The choice holds for this chat."
         )
         redact = box.addButton("Redact and send", QMessageBox.ButtonRole.AcceptRole)
         as_is = box.addButton("Send as is", QMessageBox.ButtonRole.DestructiveRole)
