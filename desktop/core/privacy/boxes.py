@@ -71,7 +71,7 @@ def _runs_with_offsets(result: OcrResult, image: Image.Image) -> list[tuple[Run,
     cursor: dict[int, int] = {}
     for run in runs(result, ink_finder(image)):
         text = result.lines[run.line].text
-        if "\t" not in text:
+        if run.text == text.replace("\t", " "):  # the whole line on its box (tabs as spaces)
             found.append((run, 0))
             continue
         offset = text.find(run.text, cursor.get(run.line, 0))
