@@ -169,6 +169,8 @@ class RedactFlow(QObject):
             return False
         chat = self._parts.session.chat
         choice = self._choices.get(chat) or (self._chosen.get(chat.id) if chat.id else None)
+        if choice is not None:
+            self._remember(chat, choice)  # a new chat has its id now: kept for its reopening
         private = tag_text(question, self.patterns) != question
         if choice == "as_is" or (choice is None and not images and not private):
             return False
