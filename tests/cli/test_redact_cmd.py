@@ -138,6 +138,8 @@ def test_clean_page_says_so_and_copies(tmp_path, data_dir, capsys):
     assert np.array_equal(
         np.asarray(Image.open(out).convert("RGB")), np.asarray(Image.open(image).convert("RGB"))
     )
+    assert main(["redact", str(image), "--out", str(out), "--pattern", "FALCON"]) == 0
+    assert "phone number or match of your patterns." in capsys.readouterr().out
 
 
 def test_blank_page_is_not_called_clean(tmp_path, data_dir, capsys):

@@ -46,6 +46,7 @@ class Redaction:
     result: OcrResult  # the first read, its spans replaced by tags: text and exports
     leaks: tuple[Span, ...] = ()  # spans the OCR still read on the filled page
     unsure_lines: int = 0  # lines found but not read: they may hold something private
+    own_patterns: int = 0  # how many of the user's patterns were looked for
 
     @property
     def outcome(self) -> Outcome:
@@ -75,14 +76,10 @@ class Redaction:
             return (
                 f"Nothing to redact: the OCR read {lines} line{'s' if lines != 1 else ''} "
                 "and found no e-mail, IBAN, card or phone number"
-                f"{' or match of your patterns' if self._patterns else ''}."
+                f"{' or match of your patterns' if self.own_patterns else ''}."
             )
         count = items(self.spans)
         return f"Redacted {count} item{'s' if count != 1 else ''} ({counted(self.spans)}){where}."
-
-    @property
-    def _patterns(self) -> bool:
-        return any(span.kind == "custom" for span in self.spans)
 
     def warning(self) -> str | None:
         """A second sentence when part of the page could not be read (it may hide more)."""
@@ -103,7 +100,7 @@ def redact_page(
     spans = place(find_spans(first, patterns), first, image.image)
     unsure = first.unsure_lines
     if not spans:
-        return Redaction(image.image, image.name, (), first, unsure_lines=unsure)
+        return Redaction(image.image, image.name, (), first, (), unsure, len(patterns))
     filled, done = fill(image.image, spans), list(spans)
     leaks: list[Span] = []
     for number in range(MAX_ROUNDS):
@@ -125,6 +122,7 @@ def redact_page(
         tagged(first, spans),
         tuple(leaks),
         unsure,
+        len(patterns),
     )
 
 
