@@ -29,11 +29,11 @@ _TABLES = {
     "messages": (
         "id", "conversation_id", "role", "text", "answer_ids", "stats", "stopped", "created_at",
         "typed", "prompt", "preset", "settings", "grounded", "with_system", "finish",
-        "error_kind", "ocr_markdown", "ocr_json", "regions",
+        "error_kind", "ocr_markdown", "ocr_json", "regions", "evidence",
     ),
     "message_images": ("message_id", "position", "digest", "name", "width", "height"),
 }  # fmt: skip
-_JSON_COLUMNS = ("answer_ids", "stats", "settings", "regions")
+_JSON_COLUMNS = ("answer_ids", "stats", "settings", "regions", "evidence")
 # Rowids probed one by one after a failed scan: beyond any real history, bounded in time.
 MAX_PROBED_ROWS = 200_000
 

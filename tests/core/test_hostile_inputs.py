@@ -255,7 +255,11 @@ def _history_with_chats(folder: Path, chats: int = 30) -> None:
             conversation = store.create_conversation(f"chat {n}")
             for m in range(3):
                 role = "user" if m % 2 == 0 else "assistant"
-                store.add_message(conversation, role, f"{n}.{m} " + "x" * 1500, stats={"n": n})
+                message = store.add_message(
+                    conversation, role, f"{n}.{m} " + "x" * 1500, stats={"n": n}
+                )
+                if role == "assistant":
+                    store.set_evidence(message.id, json.dumps({"chat": n}))
 
 
 def _damage_page(database: Path, table: str) -> None:
@@ -282,6 +286,15 @@ def test_chats_are_recovered_from_a_damaged_history(tmp_path: Path) -> None:
     assert len(chats) == 30
     assert 80 <= len(messages) < 90  # one damaged page of ~3 messages is lost, no more
     assert all(message.stats == {"n": int(message.text.split(".")[0])} for message in messages)
+    # A grounded answer's evidence is recovered with its message (shown again when reopened).
+    with HistoryStore(folder) as store:
+        evidence = {
+            json.loads(value)["chat"]
+            for chat in chats
+            for value in store.evidence_of(chat.id).values()
+        }
+    answered = {int(m.text.split(".")[0]) for m in messages if m.role == "assistant"}
+    assert evidence == answered and len(answered) >= 25
 
 
 def test_a_history_with_nothing_readable_says_so(tmp_path: Path) -> None:
