@@ -10,6 +10,7 @@ before the placement was tuned and never rendered while tuning (the tuning used 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -190,3 +191,27 @@ def test_an_item_wrapped_over_two_lines_is_filled_on_both_and_counted_once(ocr):
     ]  # fmt: skip
     again = _plain(ocr.extract(redaction.image).text())
     assert "schmidt" not in again and "0532" not in again and "monday" in again
+
+
+def test_a_piece_read_where_the_value_was_filled_is_a_read_back():
+    """As on the benchmark's terminal page: the OCR read a word twice, the line's words no
+    longer matched its ink one to one, and the box fell a word off: "priya" stayed."""
+    from desktop.core.ocr.models import OcrLine, OcrResult
+    from desktop.core.privacy.models import Span
+    from desktop.core.privacy.redact import read_back
+
+    line = "at 10:01:53 10:01:53 for priya@example.com budget on"
+    span = Span("email", "priya@example.com", 0, 25, 42, boxes=((300, 818, 420, 832),))
+    assert line[25:42] == "priya@example.com"
+
+    def page(text, top=817):
+        return OcrResult([OcrLine(text, (3, top, 933, top + 16), 0.9, 0)], 1000, 900, 0.0)
+
+    assert read_back(span, page("at 10:01:53 for priya on"), line)
+    assert not read_back(span, page("at 10:01:53 for budget on"), line)
+    assert not read_back(span, page("at 10:01:53 for priya on", top=600), line)  # elsewhere
+    # a piece that is also a word of the line outside the value says nothing
+    other = "Dear priya, write to priya@example.com"
+    start = other.index("priya@")
+    named = replace(span, start=start, end=start + len(span.text))
+    assert not read_back(named, page("Dear priya, write to"), other)

@@ -8,11 +8,13 @@ pieces are the words' boxes; otherwise the span is placed by the characters' wid
 the run's ink with a generous margin (`Span.estimated`). A span that starts or ends inside a
 word ("Mail:jo@x.org") is cut there by the characters' widths, reaching into the rest.
 Every box is grown by a few pixels (anti-aliased edges) and over glyph parts that stick out
-of the line's box (descenders, accents), never more than a third of the line's height.
+of the line's box (descenders, accents), never more than a third of the line's height, and
+never into the text of the lines above and below (`between_lines`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -57,12 +59,33 @@ def place(spans: Sequence[Span], result: OcrResult, image: Image.Image) -> list[
             start, end = max(span.start - offset, 0), min(span.end - offset, len(run.text))
             if start < end:
                 box, guessed = _span_box(gray, run, start, end)
-                boxes.append(box)
+                boxes.append(between_lines(box, span.line, result))
                 estimated |= guessed
         if not boxes:  # a line no run covers: the whole line
             boxes, estimated = [_grown(result.lines[span.line].box, MIN_PAD, gray.shape)], True
         placed.append(replace(span, boxes=tuple(boxes), estimated=estimated))
     return placed
+
+
+def between_lines(box: Box, line: int, result: OcrResult) -> Box:
+    """The box kept off the text of the lines above and below it (those it shares columns
+    with): no further than midway across the gap between the two line boxes, or, where they
+    overlap (a terminal's tight lines), midway between their middles."""
+    left, top, right, bottom = box
+    own = result.lines[line].box
+    middle = (own[1] + own[3]) / 2
+    for number, other in enumerate(result.lines):
+        edge = other.box
+        if number == line or edge[2] <= left or edge[0] >= right:
+            continue
+        centre = (edge[1] + edge[3]) / 2
+        if centre < middle:
+            limit = (edge[3] + own[1]) / 2 if edge[3] <= own[1] else (centre + middle) / 2
+            top = max(top, math.ceil(limit))
+        elif centre > middle:
+            limit = (own[3] + edge[1]) / 2 if own[3] <= edge[1] else (centre + middle) / 2
+            bottom = min(bottom, math.floor(limit))
+    return left, top, right, max(bottom, top + 1)
 
 
 def _runs_with_offsets(result: OcrResult, image: Image.Image) -> list[tuple[Run, int]]:

@@ -67,6 +67,7 @@ _DATE_LIKE = re.compile(
 )
 MIN_PHONE_DIGITS, MAX_PHONE_DIGITS = 7, 15  # E.164: at most 15
 MAX_PATTERN_CHARS = 500
+MIN_CARD_GROUP = 3  # digits in each group of a card number printed in groups
 
 
 class PatternError(ValueError):
@@ -217,9 +218,14 @@ def _cards(text: str) -> Iterator[Match]:
 
 
 def _longest_card(text: str, groups: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """Printed card numbers come in groups of 3 to 6 digits (4-4-4-4, Amex 4-6-5): a run
+    with a shorter group is a date or a time ("2025-10-04 10"), not a card."""
     best: tuple[int, int] | None = None
     for first in range(len(groups)):
         for last in range(first, len(groups)):
+            short = any(b - a < MIN_CARD_GROUP for a, b in groups[first : last + 1])
+            if short and last > first:
+                continue
             start, end = groups[first][0], groups[last][1]
             digits = re.sub(r"[ -]", "", text[start:end]).translate(DIGIT_LOOKALIKES)
             if is_card_number(digits) and (best is None or end - start > best[1] - best[0]):

@@ -23,7 +23,7 @@ from PIL import Image
 from desktop.core import atomic
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.models import OcrResult
-from desktop.core.privacy.boxes import place
+from desktop.core.privacy.boxes import between_lines, place
 from desktop.core.privacy.models import Span, counted, items
 from desktop.core.privacy.patterns import UserPattern
 from desktop.core.privacy.spans import find_spans, tagged
@@ -102,17 +102,20 @@ def redact_page(
     if not spans:
         return Redaction(image.image, image.name, (), first, (), unsure, len(patterns))
     filled, done = fill(image.image, spans), list(spans)
+    lines = {span: _line_text(first, span) for span in spans}  # where each was read
     leaks: list[Span] = []
     for number in range(MAX_ROUNDS):
         again = read(load_image(filled, name=image.name))
         found = place(find_spans(again, patterns), again, filled)
-        read_again = [s for s in done if read_back(s, again)]
+        read_again = [s for s in done if read_back(s, again, lines.get(s, ""))]
         known = {_plain(s.text) for s in read_again}  # found again: the same item
         found = [s for s in found if _plain(s.text) not in known]
         leaks = read_again + found
         if not leaks or number == MAX_ROUNDS - 1:
             break
         wider = [_whole_line(s, first, filled.size) for s in read_again]
+        lines |= {w: lines.get(s, "") for w, s in zip(wider, read_again, strict=True)}
+        lines |= {s: _line_text(again, s) for s in found}
         filled = fill(filled, found + wider)
         done = [s for s in done if s not in read_again] + wider + found
     return Redaction(
@@ -134,6 +137,7 @@ def _whole_line(span: Span, result: OcrResult, size: tuple[int, int]) -> Span:
     pad = max(2, (bottom - top) // 4)
     box = (max(left - pad, 0), max(top - pad, 0), min(right + pad, size[0]),
            min(bottom + pad, size[1]))  # fmt: skip
+    box = between_lines(box, span.line, result)  # the lines above and below stay
     return replace(span, boxes=(*span.boxes, box), estimated=True)
 
 
@@ -150,13 +154,38 @@ def _plain(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
 
 
-def read_back(span: Span, result: OcrResult) -> bool:
-    """Does the result still hold the span's characters (spacing and punctuation aside)?"""
+def _line_text(result: OcrResult, span: Span) -> str:
+    return result.lines[span.line].text if span.code is None else ""
+
+
+def read_back(span: Span, result: OcrResult, line: str = "") -> bool:
+    """Does the result still hold the span's characters (spacing and punctuation aside): the
+    whole value anywhere on the page, or a piece of it (4 characters or more, and not found
+    elsewhere on `line`, the text it was read in) on a line where it was filled? A piece
+    gives away a box placed a word off ("priya" of "priya@example.com")."""
     wanted = _plain(span.text)
-    if len(wanted) < 4:
-        return False
     page = _plain(" ".join(line.text for line in result.lines))
-    return wanted in page or any(wanted in _plain(code.text) for code in result.codes)
+    if len(wanted) >= 4 and (
+        wanted in page or any(wanted in _plain(code.text) for code in result.codes)
+    ):
+        return True
+    if span.code is not None:
+        return False
+    outside = _plain(line[: span.start]) + " " + _plain(line[span.end :])
+    pieces = {_plain(piece) for piece in re.split(r"[\W_]+", span.text)}
+    pieces = {piece for piece in pieces if len(piece) >= 4 and piece not in outside}
+    return any(
+        piece in _plain(read.text)
+        for read in result.lines
+        if any(_same_rows(read.box, box) for box in span.boxes)
+        for piece in pieces
+    )
+
+
+def _same_rows(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """Two boxes share at least half the height of the shorter one."""
+    shared = min(a[3], b[3]) - max(a[1], b[1])
+    return shared >= min(a[3] - a[1], b[3] - b[1]) / 2
 
 
 def image_format(path: str | os.PathLike) -> str:
