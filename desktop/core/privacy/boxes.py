@@ -33,6 +33,7 @@ PAD = 0.12  # share of the line's height every box is grown by (at least MIN_PAD
 MIN_PAD = 2
 ESTIMATE_MARGIN = 0.5  # line heights added on each side of a span placed by widths
 PARTIAL_MARGIN = 0.3  # line heights a cut inside a word reaches into the rest of it
+PAST_ESTIMATE = 0.3  # share of that reach a pause may lie on the value's side of the estimate
 WIDTH_AGREEMENT = (0.55, 1.8)  # a word's ink width over its expected width, to trust a split
 REACH = 1 / 3  # how far past its line's box a box may grow over ink sticking out
 INK_CONTRAST = 40  # grey levels from the background that count as ink when growing a box
@@ -118,12 +119,37 @@ def _span_box(gray: np.ndarray, run: Run, start: int, end: int) -> tuple[Box, bo
     inside = [n for n, (a, b) in enumerate(words) if a < end and start < b]
     first, last = inside[0], inside[-1]
     x0, x1 = float(pieces[first][0]), float(pieces[last][1])
-    partial = PARTIAL_MARGIN * height
-    if start > words[first][0]:
-        x0 = _cut(run.text, words[first], pieces[first], start) - partial
-    if end < words[last][1]:
-        x1 = _cut(run.text, words[last], pieces[last], end) + partial
+    if start > words[first][0] or end < words[last][1]:
+        crop = gray[top:bottom, left:right]
+        blank = np.asarray(~ink_mask(crop, otsu=True, min_spread=MIN_SPREAD).any(axis=0))
+        reach, pad = PARTIAL_MARGIN * height, max(MIN_PAD, round(PAD * height))
+        if start > words[first][0]:
+            x0 = _cut_at_pause(
+                blank, _cut(run.text, words[first], pieces[first], start), -reach, pad
+            )
+        if end < words[last][1]:
+            x1 = _cut_at_pause(blank, _cut(run.text, words[last], pieces[last], end), reach, -pad)
     return _finished(gray, (round(left + x0), top, round(left + x1), bottom)), False
+
+
+def _cut_at_pause(blank: np.ndarray, x: float, reach: float, pad: int) -> float:
+    """Where a span starting (`reach` < 0) or ending inside a word is cut: at the nearest pause
+    in the ink within `reach` of the widths' estimate, on its kept side (less the padding the
+    box gets later, so the kept glyph stays whole: "<" of "<jo@x.org>"); else the estimate
+    moved `reach` into the kept side."""
+    # mostly on the kept side: a pause past the estimate may be one inside the value
+    spare = abs(reach) * PAST_ESTIMATE
+    low, high = (x + reach, x + spare) if reach < 0 else (x - spare, x + reach)
+    low, high = max(int(low), 0), min(int(high) + 1, blank.size)
+    columns = [c for c in range(low, high) if blank[c]]
+    if not columns:
+        return x + reach
+    nearest = min(columns, key=lambda c: abs(c - x))
+    edge = nearest
+    step = -1 if reach < 0 else 1  # walk to the pause's kept end
+    while 0 <= edge + step < blank.size and blank[edge + step]:
+        edge += step
+    return float(edge + (0 if reach < 0 else 1)) + pad
 
 
 def word_columns(
