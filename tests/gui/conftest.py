@@ -3,6 +3,9 @@ QT_QPA_PLATFORM say otherwise) and is marked `gui`."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,3 +53,19 @@ def launch(qtbot, isolated_env):
         window.close()
         assert window.engine.thread.isFinished()
         assert window.ocr.thread.isFinished()
+
+
+@pytest.fixture(scope="module")
+def private_bus() -> Iterator[str]:
+    """A D-Bus session bus of the tests' own (the portal and global-shortcut fakes serve on it)."""
+    if shutil.which("dbus-daemon") is None:
+        pytest.fail("dbus-daemon is not installed (scripts/dev.sh system_deps adds it)")
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert daemon.stdout is not None
+    address = daemon.stdout.readline().strip()  # printed once the bus accepts connections
+    yield address
+    daemon.terminate()
+    daemon.wait(timeout=30)

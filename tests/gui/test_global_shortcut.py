@@ -5,8 +5,6 @@ user may write (or mistype)."""
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -152,21 +150,6 @@ def test_without_a_desktop_the_hotkey_says_why(qtbot) -> None:
     assert "no global shortcut on Qt's 'offscreen' platform" in hotkey.start(DEFAULT_SHORTCUT)
     assert hotkey.backend is None
     assert hotkey.start("Ctrl+Banana").startswith("'Banana' in the shortcut 'Ctrl+Banana'")
-
-
-@pytest.fixture(scope="module")
-def private_bus() -> Iterator[str]:
-    if shutil.which("dbus-daemon") is None:
-        pytest.fail("dbus-daemon is not installed (scripts/dev.sh system_deps adds it)")
-    daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert daemon.stdout is not None
-    address = daemon.stdout.readline().strip()  # printed once the bus accepts connections
-    yield address
-    daemon.terminate()
-    daemon.wait(timeout=30)
 
 
 @pytest.fixture

@@ -4,10 +4,8 @@ QtDBus, against a fake portal (tests/support/fake_portal.py) on a private dbus-d
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,21 +15,6 @@ from desktop.gui.capture import portal
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "support" / "fake_portal.py"
-
-
-@pytest.fixture(scope="module")
-def private_bus() -> Iterator[str]:
-    if shutil.which("dbus-daemon") is None:
-        pytest.fail("dbus-daemon is not installed (scripts/dev.sh system_deps adds it)")
-    daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert daemon.stdout is not None
-    address = daemon.stdout.readline().strip()  # printed once the bus accepts connections
-    yield address
-    daemon.terminate()
-    daemon.wait(timeout=30)
 
 
 @pytest.fixture
