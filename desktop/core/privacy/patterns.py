@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from desktop.core.ocr.code_payments import iban_is_valid
 from desktop.core.privacy.models import KINDS, Match
 
 # ISO 13616 registry lengths (SWIFT's IBAN registry): an IBAN of another length is not one.
@@ -148,6 +147,8 @@ def _emails(text: str) -> Iterator[Match]:
 
 
 def _ibans(text: str) -> Iterator[Match]:
+    from desktop.core.ocr.code_payments import iban_is_valid  # the OCR's modules load on use
+
     for start in _IBAN_START.finditer(text):
         length = IBAN_LENGTHS.get(start.group()[:2])
         if length is None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from desktop.core.ocr.models import OcrLine, OcrResult, OcrTable
 from desktop.core.privacy.models import TAGS, Match, Span
 from desktop.core.privacy.patterns import UserPattern, find_private
+
+if TYPE_CHECKING:  # the app imports this module at start; the OCR's modules wait for first use
+    from desktop.core.ocr.models import OcrLine, OcrResult, OcrTable
 
 # Characters of each line's end and the next one's start looked at together: an e-mail or an
 # IBAN wrapped onto the next line.
