@@ -49,6 +49,9 @@ REC_WIDTH_STEP = 128
 REC_BATCH = 1
 MIN_CONFIDENCE = 0.5  # rapidocr's default text_score: below it, reads are mostly noise
 MARGIN_FLOOR = 0.4  # a read a margin may change to another text (PpOcr._read_with_margins)
+# A short read this sure is not read again with a margin: on the 28 benchmark styles' tuning
+# pages no such re-read (55 of 59) changed a text, and they were a third of a chart's reads.
+MARGIN_SURE = 0.95
 DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
 # A line's text, confidence, and the crop column of each character (None when not kept).
 Read = tuple[str, float, np.ndarray | None]
@@ -125,22 +128,25 @@ class PpOcr:
         return [(text, score) for text, score, _ in self._read_with_margins(list(crops))]
 
     def _read_with_margins(self, crops: list[np.ndarray]) -> list[Read]:
-        """`_read_lines`; a crop of one or two characters is read again with a margin
-        (`with_margin`) and the surer read kept: a lone dash went from 0.34 to 0.6-0.9. It
-        may change the text only over a read that saw a glyph (MARGIN_FLOOR): a chart's
-        marker read as "R" at 0.26 became "9" at 0.82, a toggle's knob a dot, then "O". A dash
-        read as "." is told apart by its ink (`marks.dashes_settled`)."""
+        """`_read_lines`; a crop of one or two characters read below MARGIN_SURE is read again
+        with a margin (`with_margin`) and the surer read kept: a lone dash went from 0.34 to
+        0.6-0.9. It may change the text only over a read that saw a glyph (MARGIN_FLOOR): a
+        chart's marker read as "R" at 0.26 became "9" at 0.82, a toggle's knob a dot, then
+        "O". A dash read as "." is told apart by its ink (`marks.dashes_settled`)."""
+        reads = self._read_lines(crops)
         widened = {
-            i: wide for i, crop in enumerate(crops) if (wide := with_margin(crop)) is not crop
+            i: wide
+            for i, crop in enumerate(crops)
+            if reads[i][1] < MARGIN_SURE and (wide := with_margin(crop)) is not crop
         }
-        reads = self._read_lines([*crops, *widened.values()])
-        for index, (text, score, _) in zip(widened, reads[len(crops) :], strict=True):
+        again = self._read_lines(list(widened.values())) if widened else []
+        for index, (text, score, _) in zip(widened, again, strict=True):
             plain, plain_score, _ = reads[index]
             if score > plain_score and (text == plain or plain_score >= MARGIN_FLOOR):
                 reads[index] = text, score, None  # the margin moved its columns
         return [
             (dashes_settled(crop, text, columns), score, columns)
-            for crop, (text, score, columns) in zip(crops, reads[: len(crops)], strict=True)
+            for crop, (text, score, columns) in zip(crops, reads, strict=True)
         ]
 
     def detect(self, bgr: np.ndarray, settings: DetectorSettings) -> list[np.ndarray]:
