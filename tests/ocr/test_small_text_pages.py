@@ -112,6 +112,29 @@ def test_a_line_cut_by_a_tile_edge_is_joined_and_lines_of_one_tile_are_not() -> 
     ]
 
 
+def test_cells_seen_in_two_tiles_are_neither_doubled_nor_joined() -> None:
+    """A spreadsheet row in the overlap of two tiles (the wide sheet's "172,929.12 Paid", read
+    twice before): one tile boxed the two cells as one, the other as two touching boxes; and
+    two touching cells both tiles boxed apart stay apart."""
+    upper, lower = Tile(0, 0, 1000, 1500), Tile(700, 0, 1700, 1500)
+    found = [
+        # in image coordinates y 759-780, the upper tile's view
+        (upper, [_box(596, 759, 704, 780), _box(957, 759, 1010, 780), _box(1005, 759, 1105, 780)]),
+        # the lower tile's view (tile coordinates: y 59-80)
+        (lower, [_box(595, 58, 668, 80), _box(665, 58, 704, 80), _box(957, 59, 1010, 80),
+                 _box(1005, 59, 1105, 80)]),
+    ]  # fmt: skip
+    boxes = sorted(
+        tuple(map(float, b.min(axis=0))) + tuple(map(float, b.max(axis=0)))
+        for b in join_tiled_boxes(found)
+    )
+    assert boxes == [
+        (595.0, 758.0, 704.0, 780.0),
+        (957.0, 759.0, 1010.0, 780.0),
+        (1005.0, 759.0, 1105.0, 780.0),
+    ]
+
+
 def test_a_box_of_several_lines_is_told_from_one_line() -> None:
     page = Image.new("RGB", (600, 200), "white")
     draw = ImageDraw.Draw(page)

@@ -28,6 +28,11 @@ PREFERRED_TILES = 64
 MAX_TILES = 256
 # Recognizer input width cap (48 px high lines): the widest line width the warm-up primes.
 REC_MAX_WIDTH = 3584
+# A joined box mostly inside another tile's joined box is the same words seen again.
+SEEN_AGAIN = 0.8
+# Boxes of two tiles that share this much of the shorter one along the line are the same words.
+SAME_WORDS = 0.5
+EDGE = 2  # px: a box this close to its tile's edge was cut by it
 
 
 @dataclass(frozen=True)
@@ -119,14 +124,23 @@ def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.
     if len(found) < 2:
         return [quad for _, quad in boxes]
     # Each kept box with the tiles it was seen in: never two boxes of one tile (the detector
-    # kept them apart), and a third tile's part can join a box two tiles already made.
+    # kept them apart), and a third tile's part can join a box two tiles already made. Two
+    # boxes join when they are the same words (most of the shorter one along the line) or
+    # when one was cut by its tile's edge; cells that merely touch stay apart.
     merged: list[tuple[list[Tile], np.ndarray]] = []
     for tile, quad in boxes:
         partner = next(
             (
                 n
                 for n, (tiles, kept) in enumerate(merged)
-                if tile not in tiles and any(map(tile.overlaps, tiles)) and _same_line(kept, quad)
+                if tile not in tiles
+                and any(map(tile.overlaps, tiles))
+                and _same_line(kept, quad)
+                and (
+                    _along(kept, quad) >= SAME_WORDS
+                    or _at_edge(tile, quad)
+                    or any(_at_edge(seen, kept) for seen in tiles)
+                )
             ),
             None,
         )
@@ -135,7 +149,49 @@ def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.
         else:
             tiles, kept = merged[partner]
             merged[partner] = ([*tiles, tile], _bounding_quad(kept, quad))
-    return [quad for _, quad in merged]
+    return [quad for n, (tiles, quad) in enumerate(merged) if not _seen_again(n, merged)]
+
+
+def _along(a: np.ndarray, b: np.ndarray) -> float:
+    """How much of the shorter box the two share along their line (across for a column)."""
+    (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
+    (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
+    if (ax1 - ax0) + (bx1 - bx0) >= (ay1 - ay0) + (by1 - by0):  # horizontal text
+        shared, shorter = min(ax1, bx1) - max(ax0, bx0), min(ax1 - ax0, bx1 - bx0)
+    else:
+        shared, shorter = min(ay1, by1) - max(ay0, by0), min(ay1 - ay0, by1 - by0)
+    return float(shared) / max(float(shorter), 1e-6)
+
+
+def _at_edge(tile: Tile, quad: np.ndarray) -> bool:
+    """Whether the box reaches its tile's edge (within EDGE px): a line the tile cut."""
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    return bool(
+        x0 <= tile.left + EDGE
+        or y0 <= tile.top + EDGE
+        or x1 >= tile.right - 1 - EDGE
+        or y1 >= tile.bottom - 1 - EDGE
+    )
+
+
+def _seen_again(index: int, merged: Sequence[tuple[list[Tile], np.ndarray]]) -> bool:
+    """Whether the box lies in another box that another tile saw (SEEN_AGAIN of its area or
+    more): the same words, which one tile boxed as two cells and another as one ("172,929.12"
+    and "Paid" beside "172,929.12 Paid" were read twice). A tile's own boxes never nest."""
+    tiles, quad = merged[index]
+    return any(
+        other != index and any(t not in tiles for t in others) and _inside(quad, box) >= SEEN_AGAIN
+        for other, (others, box) in enumerate(merged)
+    )
+
+
+def _inside(quad: np.ndarray, box: np.ndarray) -> float:
+    """The share of `quad`'s bounding rectangle inside `box`'s."""
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    (bx0, by0), (bx1, by1) = box.min(axis=0), box.max(axis=0)
+    across = max(0.0, min(x1, bx1) - max(x0, bx0)) * max(0.0, min(y1, by1) - max(y0, by0))
+    area = max(float((x1 - x0) * (y1 - y0)), 1e-6)
+    return float(across) / area
 
 
 def split_wide_crop(crop: np.ndarray, line_height: int) -> list[np.ndarray]:
