@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from PySide6.QtGui import QGuiApplication, QImage, QPainter
 
 from desktop.core.ocr.service import OcrReply, OcrRequest, OcrService, default_endpoint
 from desktop.gui.capture.frozen import FrozenScreen
+from desktop.gui.capture.overlay import PICK_BOXES_ENV
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.tray.menu import CAPTURE_ASK, CAPTURE_TEXT, NO_TRAY, OPEN_APP, QUIT, TrayMenu
 from desktop.gui.tray.process import TrayProcess, chosen_action
@@ -52,13 +53,17 @@ class Tray:
 
     def __init__(self, data_dir: Path) -> None:
         self.launched: list[list[str]] = []
+        self.launch_env: list[dict[str, str]] = []
         self.quits = 0
         self.grabs = 0
         self.process = TrayProcess(
-            data_dir, grab=self._grab, launch=lambda args: self.launched.append(list(args)),
-            quit_app=self._quit,
+            data_dir, grab=self._grab, launch=self._launch, quit_app=self._quit,
         )  # fmt: skip
         self.menu = TrayMenu(self.process)
+
+    def _launch(self, args: Sequence[str], env: Mapping[str, str]) -> None:
+        self.launched.append(list(args))
+        self.launch_env.append(dict(env))
 
     def _grab(self, done, _failed) -> None:
         self.grabs += 1
@@ -176,6 +181,8 @@ def test_capture_to_ask_without_a_window_starts_the_app_with_the_crop(qtbot, tra
     with qtbot.waitSignal(tray.process.attached, timeout=SIGNAL_TIMEOUT_MS) as attached:
         tray.drag(qtbot, QPoint(10, 20), QPoint(110, 70))
     assert tray.launched == [["gui", attached.args[0]]]
+    # the app it starts opens the box picker on the crop, as `desklens capture --ask` does
+    assert tray.launch_env == [{PICK_BOXES_ENV: attached.args[0]}]
 
 
 def test_the_shortcuts_capture_follows_the_setting_and_shift_swaps_it(
@@ -229,7 +236,9 @@ def test_a_failed_grab_is_told_in_the_note(qtbot, data_dir: Path) -> None:
     def grab(_done, failed) -> None:
         failed("The screen could not be read.")
 
-    process = TrayProcess(data_dir, grab=grab, launch=lambda _args: None, quit_app=lambda: None)
+    process = TrayProcess(
+        data_dir, grab=grab, launch=lambda _args, _env: None, quit_app=lambda: None
+    )
     with qtbot.waitSignal(process.failed, timeout=SIGNAL_TIMEOUT_MS) as failed:
         process.capture("copy")
     assert failed.args == ["The screen could not be read."]

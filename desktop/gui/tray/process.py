@@ -10,11 +10,12 @@ and shows the capture note; "ask" hands the crop to an open window or starts the
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
@@ -23,7 +24,7 @@ from PySide6.QtGui import QGuiApplication, QImage
 from desktop.core.ocr.service import ask_open_app_to_capture, default_endpoint, hand_to_open_app
 from desktop.gui.capture.frozen import Done, Failed, FrozenScreen
 from desktop.gui.capture.grab import grab_screens
-from desktop.gui.capture.overlay import Capture, RegionPicker
+from desktop.gui.capture.overlay import PICK_BOXES_ENV, Capture, RegionPicker
 from desktop.gui.capture.toast import CaptureToast, first_line
 from desktop.gui.capture.windows import visible_windows
 from desktop.gui.settings import SettingsStore
@@ -33,13 +34,15 @@ from desktop.gui.widgets.thumbnails import qimage_to_png
 logger = logging.getLogger(__name__)
 
 Grab = Callable[[Done, Failed], None]
-Launch = Callable[[Sequence[str]], None]  # `desklens` arguments, in a process of its own
+# `desklens` arguments and environment variables to add, for a process of its own
+Launch = Callable[[Sequence[str], Mapping[str, str]], None]
 
 
-def launch_desklens(arguments: Sequence[str]) -> None:
+def launch_desklens(arguments: Sequence[str], env: Mapping[str, str]) -> None:
     # The installed bundle's executable is `desklens` itself; from source it is Python.
     entry = [] if getattr(sys, "frozen", False) else ["-m", "desktop"]
-    subprocess.Popen([sys.executable, *entry, *arguments], start_new_session=True)
+    command = [sys.executable, *entry, *arguments]
+    subprocess.Popen(command, start_new_session=True, env={**os.environ, **env})
 
 
 def chosen_action(mode: str, setting: str, modifiers: Qt.KeyboardModifier) -> str:
@@ -97,7 +100,7 @@ class TrayProcess(QObject):
 
     def open_app(self) -> None:
         if not hand_to_open_app([], self._endpoint):
-            self._launch(["gui"])
+            self._launch(["gui"], {})
 
     def quit(self) -> None:
         self.picker.close()
@@ -149,7 +152,8 @@ class TrayProcess(QObject):
             self._on_failed(f"The capture could not be saved in {folder}.")
             return
         if not hand_to_open_app([path], self._endpoint):
-            self._launch(["gui", str(path)])
+            # The app opens the box picker on it, as after `desklens capture --ask`.
+            self._launch(["gui", str(path)], {PICK_BOXES_ENV: str(path)})
         self.attached.emit(str(path))
 
     def _on_failed(self, sentence: str) -> None:
