@@ -9,6 +9,7 @@ from PySide6.QtCore import QMimeData, QObject, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
+from desktop.gui.widgets.basics import bring_to_front
 from desktop.gui.widgets.composer import Composer
 from desktop.gui.widgets.drop import DropHandler, choose_files
 from desktop.gui.widgets.notice import Notice
@@ -39,14 +40,7 @@ class AttachFlow(QObject):
         window comes to the front (when another `desklens FILE` handed them over)."""
         if paths:
             self.intake.submit(IntakeRequest(paths=[Path(path) for path in paths]))
-        window = self._window
-        if window.isMinimized():
-            window.showNormal()
-        window.raise_()
-        window.activateWindow()
-        handle = window.windowHandle()
-        if handle is not None:
-            handle.requestActivate()  # some X11 window managers heed only this
+        bring_to_front(self._window)
 
     @Slot(QMimeData)
     def paste_mime(self, mime: QMimeData) -> None:

@@ -29,6 +29,7 @@ from desktop.gui.capture.windows import visible_windows
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.flows.extraction import ExtractionFlow
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.basics import bring_to_front
 from desktop.gui.widgets.region_picker import RegionDialog
 from desktop.gui.workers.intake import Intake, IntakeRequest, IntakeResult
 from desktop.gui.workers.ocr_worker import OcrController, OcrOutcome
@@ -229,9 +230,4 @@ class CaptureFlow(QObject):
 
     def _show_window(self) -> None:
         self._restore_window = False
-        window = self._window
-        if window.isMinimized():
-            window.showNormal()
-        window.show()
-        window.raise_()
-        window.activateWindow()
+        bring_to_front(self._window)

@@ -13,6 +13,7 @@ from desktop.gui.flows.capturing import CaptureFlow
 from desktop.gui.settings import AppSettings
 from desktop.gui.tray.hotkey import GlobalHotkey
 from desktop.gui.tray.menu import NO_TRAY, TrayMenu
+from desktop.gui.widgets.basics import bring_to_front
 from desktop.gui.widgets.notice import Notice
 
 TRAY_LOCK = "tray.lock"  # standalone.py's: held while `desklens tray` runs on the folder
@@ -79,12 +80,7 @@ class WindowTray(QObject):
         self._capturing.start_for_command_line(mode)  # the window stays where it is
 
     def open_app(self) -> None:
-        window = self._window
-        if window.isMinimized():
-            window.showNormal()
-        window.show()
-        window.raise_()
-        window.activateWindow()
+        bring_to_front(self._window)
 
     def quit(self) -> None:
         self._window.close()

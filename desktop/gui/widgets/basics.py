@@ -81,6 +81,18 @@ def release_after_menu(button: QPushButton | QToolButton) -> None:
     menu.aboutToHide.connect(lambda: QTimer.singleShot(0, button, leave))
 
 
+def bring_to_front(window: QWidget) -> None:
+    """Shows the window (restored if minimised) in front of the others, with the focus."""
+    if window.isMinimized():
+        window.showNormal()
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    handle = window.windowHandle()
+    if handle is not None:
+        handle.requestActivate()  # some X11 window managers heed only this
+
+
 def set_role(widget: QWidget, role: str) -> None:
     """Changes a widget's style role; the style sheet is re-applied to it."""
     widget.setProperty("role", role)
