@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop.gui.settings import AppSettings
 from desktop.gui.tray.keys import DEFAULT_SHORTCUT, ShortcutError, parse_shortcut
@@ -28,8 +28,14 @@ class TrayRow(QWidget):
         self.problem = text_label(selectable=False)
         self.problem.setObjectName("errorText")
         self.problem.setWordWrap(True)
-        for widget in (self.check, self.edit, self.problem):
-            column.addWidget(widget)
+        keys = QHBoxLayout()
+        label = QLabel("Global shortcut")
+        label.setBuddy(self.edit)
+        keys.addWidget(label)
+        keys.addWidget(self.edit, 1)
+        column.addWidget(self.check)
+        column.addLayout(keys)
+        column.addWidget(self.problem)
         self.edit.textChanged.connect(self._check)
         self._check()
 
