@@ -137,7 +137,7 @@ def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.
                 and any(map(tile.overlaps, tiles))
                 and _same_line(kept, quad)
                 and (
-                    _along(kept, quad) >= SAME_WORDS
+                    _shares(kept, quad)[0] >= SAME_WORDS
                     or _at_edge(tile, quad)
                     or any(_at_edge(seen, kept) for seen in tiles)
                 )
@@ -152,15 +152,15 @@ def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.
     return [quad for n, (tiles, quad) in enumerate(merged) if not _seen_again(n, merged)]
 
 
-def _along(a: np.ndarray, b: np.ndarray) -> float:
-    """How much of the shorter box the two share along their line (across for a column)."""
+def _shares(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """How much of the shorter box two boxes share along their line, and of the thinner one
+    across it (a column's text runs down: along is then y); 0 or less where they do not meet."""
     (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
     (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
-    if (ax1 - ax0) + (bx1 - bx0) >= (ay1 - ay0) + (by1 - by0):  # horizontal text
-        shared, shorter = min(ax1, bx1) - max(ax0, bx0), min(ax1 - ax0, bx1 - bx0)
-    else:
-        shared, shorter = min(ay1, by1) - max(ay0, by0), min(ay1 - ay0, by1 - by0)
-    return float(shared) / max(float(shorter), 1e-6)
+    share_x = float(min(ax1, bx1) - max(ax0, bx0)) / max(float(min(ax1 - ax0, bx1 - bx0)), 1e-6)
+    share_y = float(min(ay1, by1) - max(ay0, by0)) / max(float(min(ay1 - ay0, by1 - by0)), 1e-6)
+    wide = (ax1 - ax0) + (bx1 - bx0) >= (ay1 - ay0) + (by1 - by0)  # horizontal text
+    return (share_x, share_y) if wide else (share_y, share_x)
 
 
 def _at_edge(tile: Tile, quad: np.ndarray) -> bool:
@@ -203,16 +203,8 @@ def split_wide_crop(crop: np.ndarray, line_height: int) -> list[np.ndarray]:
 
 def _same_line(a: np.ndarray, b: np.ndarray) -> bool:
     """Two boxes that overlap, and by at least half the smaller one across the reading axis."""
-    (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
-    (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
-    across_x = min(ax1, bx1) - max(ax0, bx0)
-    across_y = min(ay1, by1) - max(ay0, by0)
-    if across_x <= 0 or across_y <= 0:
-        return False
-    wide = (ax1 - ax0) + (bx1 - bx0) >= (ay1 - ay0) + (by1 - by0)
-    if wide:  # horizontal text: the heights must overlap by half
-        return across_y >= 0.5 * min(ay1 - ay0, by1 - by0)
-    return across_x >= 0.5 * min(ax1 - ax0, bx1 - bx0)
+    along, across = _shares(a, b)
+    return along > 0 and across >= 0.5
 
 
 def _bounding_quad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
