@@ -46,11 +46,13 @@ CALIBRATION_SEED = 1000
 # full-size text map) stays FP32: quantized, its map shrank boxes by a pixel or two, and the
 # angle classifier then took a tight crop of an upside-down line for an upright one.
 DET_FP32_LAYERS = ["Conv.82", "ConvTranspose.0", "ConvTranspose.2"]
-# The recognizer's sequence half (the two SVTR transformer blocks, the 1x1 convolution after
-# them and the CTC head) stays FP32: quantized, it dropped spaces ("99Wh") and read a lone "-"
-# as "." — the characters decided last. It works on 40 positions, so it costs little; the
-# convolutional backbone that reads the pixels is INT8.
-REC_FP32_LAYERS = [f"MatMul.{n}" for n in range(13)] + ["Conv.54"]
+# The recognizer's sequence half (the two SVTR transformer blocks and the 1x1 convolution
+# after them) stays FP32: quantized, it dropped spaces ("99Wh") and read a lone "-" as "." —
+# the characters decided last. It costs little; the convolutional backbone that reads the
+# pixels is INT8, and so is the CTC head (MatMul.12, 120 features to 18,710 characters at
+# every step: a quarter of the recognizer's time in FP32, half that in INT8; added with
+# --add-only, bench/RESULTS.md "OCR speed against Tesseract").
+REC_FP32_LAYERS = [f"MatMul.{n}" for n in range(12)] + ["Conv.54"]
 MAX_REC_SAMPLES = 600
 # Quantized with its GELUs folded into single layers (int8.prepared): the detector's GELUs
 # otherwise ran as separate INT8 element-wise layers. The recognizer's fold on their own
@@ -178,6 +180,18 @@ def quantize(
     )
 
 
+def _added(committed: list[dict], made: list[dict]) -> list[dict]:
+    """`committed` and those of `made` on layer inputs no committed decision feeds. Keyed by
+    the consumers, not the producers: OpenVINO numbers the Reshapes in front of the
+    depthwise weights afresh on every read."""
+    fed = {tuple(consumer) for decision in committed for consumer in decision["consumers"]}
+    return committed + [
+        decision
+        for decision in made
+        if not any(tuple(consumer) in fed for consumer in decision["consumers"])
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-style", type=int, default=3, help="calibration pages per style")
@@ -187,11 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", choices=["det", "rec"], help="decide one model again, keep the other's"
     )
+    parser.add_argument(
+        "--add-only",
+        action="store_true",
+        help="keep every committed decision; add the new run's on layer inputs that had none"
+        " (a layer taken off the FP32 lists, without moving the ranges of the others)",
+    )
     args = parser.parse_args(argv)
     pages = style_pages(args.per_style) + list(calibration_pages(args.pseudo_pages, seed=0))
     det, rec = samples(pages)
     fp32 = find_model_files("fp32")
-    decided = int8.load_ranges(args.ranges) if args.only else {}
+    decided = int8.load_ranges(args.ranges) if args.only or args.add_only else {}
     decided.update(
         source_sizes=source_signature(),
         made_with={n: metadata.version(n) for n in ("openvino", "rapidocr", "nncf")},
@@ -209,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         fused_roles = fused_roles | {role} if fused else fused_roles - {role}
         decided["fused"] = sorted(fused_roles)
         decided["samples"][role] = len(data)
-        decided[role] = int8.decisions_of(quantized)
+        made = int8.decisions_of(quantized)
+        decided[role] = _added(decided[role], made) if args.add_only else made
         if args.models:
             args.models.mkdir(parents=True, exist_ok=True)
             ov.save_model(quantized, args.models / f"{role}_nncf.xml", compress_to_fp16=False)

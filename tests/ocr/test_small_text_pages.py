@@ -91,6 +91,14 @@ def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
 
 
+def _joined_extents(found: list[tuple[Tile, list[np.ndarray]]]) -> list[tuple[float, ...]]:
+    """The joined boxes as sorted (x0, y0, x1, y1) in image pixels."""
+    return sorted(
+        tuple(map(float, b.min(axis=0))) + tuple(map(float, b.max(axis=0)))
+        for b in join_tiled_boxes(found)
+    )
+
+
 def test_a_line_cut_by_a_tile_edge_is_joined_and_lines_of_one_tile_are_not() -> None:
     left, right = Tile(0, 0, 1000, 1100), Tile(0, 900, 1000, 2000)
     below = Tile(800, 0, 2000, 1100)
@@ -100,10 +108,7 @@ def test_a_line_cut_by_a_tile_edge_is_joined_and_lines_of_one_tile_are_not() -> 
         (right, [_box(0, 100, 500, 120)]),  # tile coordinates: x 900-1400
         (below, [_box(10, 500, 200, 520)]),  # y 1300-1320: nothing of the other tiles there
     ]
-    boxes = sorted(
-        tuple(map(float, b.min(axis=0))) + tuple(map(float, b.max(axis=0)))
-        for b in join_tiled_boxes(found)
-    )
+    boxes = _joined_extents(found)
     assert boxes == [
         (10.0, 300.0, 200.0, 320.0),
         (10.0, 1300.0, 200.0, 1320.0),
@@ -124,15 +129,26 @@ def test_cells_seen_in_two_tiles_are_neither_doubled_nor_joined() -> None:
         (lower, [_box(595, 58, 668, 80), _box(665, 58, 704, 80), _box(957, 59, 1010, 80),
                  _box(1005, 59, 1105, 80)]),
     ]  # fmt: skip
-    boxes = sorted(
-        tuple(map(float, b.min(axis=0))) + tuple(map(float, b.max(axis=0)))
-        for b in join_tiled_boxes(found)
-    )
+    boxes = _joined_extents(found)
     assert boxes == [
         (595.0, 758.0, 704.0, 780.0),
         (957.0, 759.0, 1010.0, 780.0),
         (1005.0, 759.0, 1105.0, 780.0),
     ]
+
+
+def test_a_dense_sheet_in_the_overlap_of_two_tiles_is_kept_once_cell_by_cell() -> None:
+    """2,000 cells seen by both tiles (a 3200 px spreadsheet's overlap), each once in the join;
+    where one tile boxed a cell in two pieces the other tile's whole cell stands for both."""
+    upper, lower = Tile(0, 0, 1600, 3200), Tile(400, 0, 2000, 3200)
+    cells = [(60 * col + 4, 500 + 24 * row, 60 * col + 54, 500 + 24 * row + 16)
+             for row in range(40) for col in range(50)]  # fmt: skip
+    split = cells[777]
+    pieces = [(split[0], split[1], split[0] + 20, split[3]), (split[0] + 24, *split[1:])]
+    above = [_box(*cell) for cell in cells if cell != split] + [_box(*p) for p in pieces]
+    below = [_box(x0, y0 - 400, x1, y1 - 400) for x0, y0, x1, y1 in cells]
+    boxes = _joined_extents([(upper, above), (lower, below)])
+    assert boxes == sorted(tuple(map(float, cell)) for cell in cells)
 
 
 def test_a_box_of_several_lines_is_told_from_one_line() -> None:

@@ -96,6 +96,17 @@ def test_a_weak_candidate_keeps_its_strong_cores() -> None:
     assert len(quads) == 2 and lefts[0] < 15 and lefts[1] > 50
 
 
+def test_a_dense_page_keeps_every_candidate_box() -> None:
+    # A spreadsheet's ~1,900 cells on a 3840 px screen: PaddleOCR's cap of 1,000 candidates
+    # lost the top of the page (OpenCV lists contours from the bottom up).
+    probability = np.zeros((60 * 24, 40 * 48), np.float32)
+    for row in range(60):
+        for column in range(40):
+            probability[row * 24 + 6 : row * 24 + 18, column * 48 + 6 : column * 48 + 40] = 0.9
+    tops = sorted(round(float(quad[:, 1].min())) for quad in text_quads(probability))
+    assert len(tops) == 2400 and tops[0] < 6
+
+
 def crop_with(parts: list[tuple[int, str]], width: int = 260) -> np.ndarray:
     image = Image.new("RGB", (width, 24), "white")
     draw = ImageDraw.Draw(image)

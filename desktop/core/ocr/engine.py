@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -22,9 +24,9 @@ from desktop.core.ocr.model_files import (
     find_model_files,
 )
 from desktop.core.ocr.models import OcrResult, TextFragment
-from desktop.core.ocr.panes import find_pane_rules
+from desktop.core.ocr.panes import PaneRule, find_pane_rules
 from desktop.core.ocr.ppocr import PpOcr
-from desktop.core.ocr.ruled_tables import find_table_grids
+from desktop.core.ocr.ruled_tables import TableGrid, find_table_grids
 from desktop.core.ocr.strips import check_readable
 
 # Recognizer input widths (lines scaled to its 48 px height) primed by a thorough warm-up:
@@ -32,6 +34,11 @@ from desktop.core.ocr.strips import check_readable
 # a longer line pays the first-time cost of its width once.
 PRIMED_LINE_WIDTH = 3584
 
+
+# Pages up to this size have their marks found beside the models; a larger page's after
+# them, as their masks would add to the detector's activations (a 100 MP page peaked 185 MB
+# higher, bench/RESULTS.md "Hostile inputs"), where the time they save is lost in the noise.
+MARKS_BESIDE_PIXELS = 8_000_000
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +51,26 @@ def _codes_of(gray: np.ndarray, source_name: str) -> list[OcrCode]:
     except Exception as exc:  # zxing-cpp's limits, its memory: any of them
         log.warning("QR code and barcode search skipped on %s: %s", source_name or "a page", exc)
         return []
+
+
+@dataclass(frozen=True)
+class PageMarks:
+    """What a page's pixels show besides its text, found from the pixels alone: drawn table
+    grids and pane rules (for the layout; none on a page without text) and codes."""
+
+    grids: list[TableGrid]
+    codes: list[OcrCode]
+    panes: list[PaneRule]
+
+
+def page_marks(gray: np.ndarray, source_name: str, *, layout: bool = True) -> PageMarks:
+    """The marks of a greyscale page; the grids and pane rules only for a `layout`."""
+    grids = find_table_grids(gray) if layout else []
+    panes = find_pane_rules(gray) if layout else []
+    return PageMarks(grids, _codes_of(gray, source_name), panes)
+
+
+NO_MARKS = PageMarks([], [], [])
 
 
 class OcrEngine:
@@ -70,6 +97,9 @@ class OcrEngine:
         self.model_files: OcrModelFiles | None = None  # known once the models are loaded
         self._models: PpOcr | None = None
         self._lock = threading.Lock()
+        # The page's marks are found here while the models read: the cores are not busy all
+        # the time then (the recognizer's last lines, the Python between the models' calls).
+        self._marks = ThreadPoolExecutor(1, thread_name_prefix="ocr-marks")
 
     def warm_up(self, *, every_width: bool = False) -> None:
         """Compile the models and run them on lines of several lengths, so that the first
@@ -99,17 +129,20 @@ class OcrEngine:
         gray = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY)
         cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR, dst=pixels)
         unsure: list[TextFragment] = []
+        beside = gray.size <= MARKS_BESIDE_PIXELS
+        finding = self._marks.submit(page_marks, gray, label) if beside else None
         with self._lock:
             fragments = self._ppocr().read(pixels, self.detector, unsure)
         del pixels
+        marks = finding.result() if finding else page_marks(gray, label, layout=bool(fragments))
         result = self.result_from_fragments(
-            fragments, size, started=started, source_name=label, gray=gray
+            fragments, size, started=started, source_name=label, marks=marks
         )
         with self._lock:
             found = read_empty_cells(result, gray, self._ppocr().read_crops)
         if found:  # glyphs the detector missed in tables' empty cells: lay out again
             result = self.result_from_fragments(
-                fragments + found, size, started=started, source_name=label, gray=gray
+                fragments + found, size, started=started, source_name=label, marks=marks
             )
         result.unsure_lines = len(unsure)
         return result
@@ -122,12 +155,16 @@ class OcrEngine:
         started: float,
         source_name: str,
         gray: np.ndarray | None = None,
+        marks: PageMarks | None = None,
     ) -> OcrResult:
-        """Lay fragments out; `gray` (the page's pixels) lets drawn table grids and QR codes
-        and barcodes be found."""
-        grids = find_table_grids(gray) if gray is not None and fragments else []
-        codes = _codes_of(gray, source_name) if gray is not None else []
-        panes = find_pane_rules(gray) if gray is not None and fragments else []
+        """Lay fragments out with the page's `marks`, or those found in `gray` (the page's
+        pixels; none without it)."""
+        if marks is None:
+            marks = (
+                NO_MARKS if gray is None else page_marks(gray, source_name, layout=bool(fragments))
+            )
+        codes = marks.codes
+        grids, panes = (marks.grids, marks.panes) if fragments else ([], [])
         layout = arrange(_outside_codes(fragments, codes), grids, panes)
         return OcrResult(
             lines=layout.lines,

@@ -30,6 +30,7 @@ from desktop.core.ocr.models import Box, LineKind, OcrLine, OcrTable, TextFragme
 from desktop.core.ocr.panes import PaneRule, split_panes
 from desktop.core.ocr.reading_order import Region, segment
 from desktop.core.ocr.ruled_tables import TableGrid
+from desktop.core.ocr.sheet_headers import names_in_sequence
 
 # Detector boxes extend past the glyphs by about this share of their height, both sides
 # together.
@@ -53,7 +54,7 @@ def arrange(
     the lines drawn between a window's panes (`panes.find_pane_rules`)."""
     fragments = without_decorations(list(fragments))
     angle = skew_angle(fragments)
-    items = [deskewed(fragment, angle) for fragment in fragments]
+    items = names_in_sequence([deskewed(fragment, angle) for fragment in fragments])
     grids = list(grids)
     items = claim_ruled_tables(items, [grid for grid in grids if not grid.is_frame], angle)
     text_heights = [item.height for item in items if item.fragment]

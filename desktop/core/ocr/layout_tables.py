@@ -19,28 +19,53 @@ from desktop.core.ocr.layout_items import (
 )
 from desktop.core.ocr.models import Box, OcrTable, TextFragment
 from desktop.core.ocr.ruled_tables import TableGrid
+from desktop.core.ocr.sheet_headers import with_headers
 
 
 def claim_ruled_tables(items: list[Item], grids: list[TableGrid], angle: float) -> list[Item]:
-    """Replace the fragments inside each grid by one item carrying the table's cells."""
+    """Replace the fragments inside each grid by one item carrying the table's cells; a
+    spreadsheet's row and column headers beside the grid become its first column and row."""
     for grid in grids:
-        cells: dict[tuple[int, int], list[TextFragment]] = {}
-        remaining = []
-        for item in items:
-            fragment = item.fragment
-            left, top, right, bottom = fragment.box if fragment else (0, 0, 0, 0)
-            cell = grid.cell_of((left + right) / 2, (top + bottom) / 2) if fragment else None
-            if cell is None or fragment is None:
-                remaining.append(item)
-            else:
-                cells.setdefault(cell, []).append(fragment)
-        ruled = _ruled_table(grid, cells)
-        if ruled is None:
+        cells, remaining = _claimed(items, grid)
+        if _ruled_table(grid, cells) is None:
             continue  # boxes around a few words (buttons, a frame): not a table
+        others = [other for other in grids if other is not grid]
+        outside = [  # in the grid's coordinates; another grid's cells are not headers
+            Item(*item.fragment.box, fragment=item.fragment)
+            for item in remaining
+            if item.fragment and all(_cell(other, item.fragment) is None for other in others)
+        ]
+        headed = with_headers(grid, outside, {row for row, _ in cells}, {c for _, c in cells})
+        if headed.grid != grid:
+            grid = headed.grid
+            cells, remaining = _claimed(items, grid)
+        ruled = _ruled_table(grid, cells, headed.rows, headed.columns)
+        if ruled is None:
+            continue
         corners = rotate(box_corners(grid.box), angle) if angle else box_corners(grid.box)
         xs, ys = [x for x, _ in corners], [y for _, y in corners]
         items = [*remaining, Item(min(xs), min(ys), max(xs), max(ys), ruled=ruled)]
     return items
+
+
+def _claimed(
+    items: list[Item], grid: TableGrid
+) -> tuple[dict[tuple[int, int], list[TextFragment]], list[Item]]:
+    """The fragments in each (row, column) cell of the grid, and the items outside it."""
+    cells: dict[tuple[int, int], list[TextFragment]] = {}
+    remaining = []
+    for item in items:
+        cell = _cell(grid, item.fragment) if item.fragment else None
+        if cell is None or item.fragment is None:
+            remaining.append(item)
+        else:
+            cells.setdefault(cell, []).append(item.fragment)
+    return cells, remaining
+
+
+def _cell(grid: TableGrid, fragment: TextFragment) -> tuple[int, int] | None:
+    left, top, right, bottom = fragment.box
+    return grid.cell_of((left + right) / 2, (top + bottom) / 2)
 
 
 # A frame around fewer text items is a button or a field, not a block.
@@ -69,9 +94,13 @@ def framed_blocks(
 
 
 def _ruled_table(
-    grid: TableGrid, cells: dict[tuple[int, int], list[TextFragment]]
+    grid: TableGrid,
+    cells: dict[tuple[int, int], list[TextFragment]],
+    header_rows: int = 0,
+    header_columns: int = 0,
 ) -> RuledTable | None:
-    """The grid's non-empty rows; None unless most rows have two or more filled cells."""
+    """The grid's non-empty rows; None unless most rows have two or more filled cells, not
+    counting the headers (a sheet's empty rows below its data hold only their numbers)."""
     rows, row_info, cell_boxes = [], [], []
     columns = range(len(grid.xs) - 1)
     for row in range(len(grid.ys) - 1):
@@ -83,8 +112,10 @@ def _ruled_table(
             row_info.append((box, statistics.mean(f.confidence for f in fragments)))
             top, bottom = grid.ys[row], grid.ys[row + 1]
             cell_boxes.append(tuple((grid.xs[c], top, grid.xs[c + 1], bottom) for c in columns))
-    filled_rows = sum(1 for row in rows if sum(1 for text in row if text) >= 2)
-    if len(rows) < 2 or filled_rows * 2 < len(rows):
+    bodies = [[text for text in row[header_columns:] if text] for row in rows[header_rows:]]
+    filled_rows = sum(1 for body in bodies if len(body) >= 2)
+    body_rows = sum(1 for body in bodies if body)
+    if body_rows < 2 or filled_rows * 2 < body_rows:
         return None
     table = OcrTable(rows=tuple(rows), box=grid.box, ruled=True, cell_boxes=tuple(cell_boxes))
     return RuledTable(table, tuple(row_info))
