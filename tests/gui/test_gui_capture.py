@@ -5,82 +5,31 @@ real pointer and key events from xdotool (XTEST), as a user's mouse would."""
 from __future__ import annotations
 
 import json
-import queue
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from driver_process import ROOT, DriverProcess, driver_env
 from xserver import XServer, start_xvfb
 
-ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "tests" / "support" / "capture_app.py"
 TARGET_TEXT = "Invoice 2041 total 118.40 EUR"  # capture_app.TARGET_TEXT
-EVENT_TIMEOUT_S = 120  # an OCR warm-up on a busy CI machine
 OVERLAY_TITLE = "DeskLens capture"
 TARGET_TITLE = "DeskLens test target"  # capture_app.TARGET_TITLE
-
-
-class AppProcess:
-    """The driver process: commands in, JSON events out (read on a thread into a queue)."""
-
-    def __init__(self, server: XServer, data_dir: Path, extra_env: dict[str, str]) -> None:
-        env = {**server.env, **extra_env, "DESKLENS_DATA_DIR": str(data_dir),
-               "DESKLENS_MODELS_DIR": str(data_dir / "no-models"),
-               "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'support'}"}  # fmt: skip
-        self.env = env
-        self.process = subprocess.Popen(
-            [sys.executable, str(DRIVER), str(data_dir)], env=env, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-        )  # fmt: skip
-        self.events: queue.Queue[dict] = queue.Queue()
-        self.stderr: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_errors, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            if line.startswith("{"):
-                self.events.put(json.loads(line))
-        self.events.put({"event": "exited"})
-
-    def _read_errors(self) -> None:
-        assert self.process.stderr is not None
-        self.stderr.extend(self.process.stderr)
-
-    def send(self, command: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-
-    def wait_for(self, name: str) -> dict:
-        """The next event called `name`; fails on an exit, a failure or the timeout."""
-        while True:
-            try:
-                event = self.events.get(timeout=EVENT_TIMEOUT_S)
-            except queue.Empty:
-                pytest.fail(f"no {name!r} event; app stderr:\n{''.join(self.stderr)[-3000:]}")
-            if event["event"] == name:
-                return event
-            if event["event"] in ("exited", "failed", "copied", "attached", "cancelled"):
-                pytest.fail(f"expected {name!r}, got {event}; stderr:\n{''.join(self.stderr)}")
-
-    def close(self) -> dict:
-        self.send("quit")
-        bye = self.wait_for("bye")
-        self.process.wait(timeout=60)
-        return bye
+# A capture's outcomes: waiting for one, another is a failure at once.
+OUTCOMES = ("failed", "copied", "attached", "cancelled")
 
 
 def start_app(
     tmp_path: Path, extra_env: dict[str, str]
-) -> Iterator[tuple[XServer, AppProcess, dict]]:
+) -> Iterator[tuple[XServer, DriverProcess, dict]]:
     server = start_xvfb()
-    app = AppProcess(server, tmp_path / "data", extra_env)
+    data_dir = tmp_path / "data"
+    env = driver_env(server.env, data_dir, **extra_env)
+    app = DriverProcess(DRIVER, data_dir, env=env, fail_on=OUTCOMES)
     try:
         ready = app.wait_for("ready")
         app.wait_for("ocr-ready")  # the service answers `desklens capture` from here on
@@ -93,12 +42,12 @@ def start_app(
 
 
 @pytest.fixture(scope="module")
-def desktop(tmp_path_factory) -> Iterator[tuple[XServer, AppProcess, dict]]:
+def desktop(tmp_path_factory) -> Iterator[tuple[XServer, DriverProcess, dict]]:
     yield from start_app(tmp_path_factory.mktemp("capture"), {})
 
 
 @pytest.fixture(scope="module")
-def hidpi_desktop(tmp_path_factory) -> Iterator[tuple[XServer, AppProcess, dict]]:
+def hidpi_desktop(tmp_path_factory) -> Iterator[tuple[XServer, DriverProcess, dict]]:
     yield from start_app(tmp_path_factory.mktemp("capture-hidpi"), {"QT_SCALE_FACTOR": "2"})
 
 

@@ -4,11 +4,7 @@ with the capture attached and the box picker open on it, as a capture in the win
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
@@ -17,7 +13,8 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.cli import exit_codes
 from desktop.gui.capture.grab import grab_screens
-from desktop.gui.capture.overlay import HINT, PICK_BOXES_ENV, Capture, RegionPicker, hint_for
+from desktop.gui.capture.open_app import CropNotSaved, open_app_with
+from desktop.gui.capture.overlay import HINT, Capture, RegionPicker, hint_for
 from desktop.gui.capture.windows import visible_windows
 from desktop.gui.settings import SettingsStore
 from desktop.gui.termination import quit_on_termination
@@ -61,16 +58,11 @@ def capture_once(mode: str, data_dir: Path, *, hold_s: float) -> int:
 
 
 def _open_app_with(capture: Capture) -> int:
-    folder = Path(tempfile.mkdtemp(prefix="desklens-capture-"))
-    path = folder / f"capture {time.strftime('%H-%M-%S')}.png"
-    # PySide6's stubs want bytes for the format; the binding itself takes only str.
-    if not capture.image.save(str(path), "PNG"):  # type: ignore[call-overload]
-        print(f"desklens capture: error: could not write {path}", file=sys.stderr)
+    try:
+        open_app_with(capture.image)
+    except CropNotSaved as error:
+        print(f"desklens capture: error: could not write {error.path}", file=sys.stderr)
         return exit_codes.FAILED
-    # The app's capture flow (gui/flows/capturing.py) opens the box picker on this file.
-    env = {**os.environ, PICK_BOXES_ENV: str(path)}
-    command = [sys.executable, "-m", "desktop", "gui", str(path)]
-    subprocess.Popen(command, start_new_session=True, env=env)
     return exit_codes.OK
 
 

@@ -10,12 +10,7 @@ and shows the capture note; "ask" hands the crop to an open window or starts the
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
@@ -24,7 +19,8 @@ from PySide6.QtGui import QGuiApplication, QImage
 from desktop.core.ocr.service import ask_open_app_to_capture, default_endpoint, hand_to_open_app
 from desktop.gui.capture.frozen import Done, Failed, FrozenScreen
 from desktop.gui.capture.grab import grab_screens
-from desktop.gui.capture.overlay import PICK_BOXES_ENV, Capture, RegionPicker
+from desktop.gui.capture.open_app import CropNotSaved, Launch, launch_desklens, open_app_with
+from desktop.gui.capture.overlay import Capture, RegionPicker
 from desktop.gui.capture.toast import CaptureToast, first_line
 from desktop.gui.capture.windows import visible_windows
 from desktop.gui.settings import SettingsStore
@@ -34,15 +30,6 @@ from desktop.gui.widgets.thumbnails import qimage_to_png
 logger = logging.getLogger(__name__)
 
 Grab = Callable[[Done, Failed], None]
-# `desklens` arguments and environment variables to add, for a process of its own
-Launch = Callable[[Sequence[str], Mapping[str, str]], None]
-
-
-def launch_desklens(arguments: Sequence[str], env: Mapping[str, str]) -> None:
-    # The installed bundle's executable is `desklens` itself; from source it is Python.
-    entry = [] if getattr(sys, "frozen", False) else ["-m", "desktop"]
-    command = [sys.executable, *entry, *arguments]
-    subprocess.Popen(command, start_new_session=True, env={**os.environ, **env})
 
 
 def chosen_action(mode: str, setting: str, modifiers: Qt.KeyboardModifier) -> str:
@@ -145,15 +132,13 @@ class TrayProcess(QObject):
 
     def _open_with(self, image: QImage) -> None:
         """The crop into the chat: the open window takes it, else the app starts with it."""
-        folder = Path(tempfile.mkdtemp(prefix="desklens-capture-"))
-        path = folder / f"capture {time.strftime('%H-%M-%S')}.png"
-        # PySide6's stubs want bytes for the format; the binding itself takes only str.
-        if not image.save(str(path), "PNG"):  # type: ignore[call-overload]
-            self._on_failed(f"The capture could not be saved in {folder}.")
+        try:
+            path = open_app_with(
+                image, self._launch, lambda path: hand_to_open_app([path], self._endpoint)
+            )
+        except CropNotSaved as error:
+            self._on_failed(f"The capture could not be saved in {error.path.parent}.")
             return
-        if not hand_to_open_app([path], self._endpoint):
-            # The app opens the box picker on it, as after `desklens capture --ask`.
-            self._launch(["gui", str(path)], {PICK_BOXES_ENV: str(path)})
         self.attached.emit(str(path))
 
     def _on_failed(self, sentence: str) -> None:

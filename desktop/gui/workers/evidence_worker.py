@@ -4,7 +4,6 @@ QThreadPool and the result comes back by a queued signal with its request's tick
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import logging
@@ -12,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
+
+from desktop.gui.workers.threads import run_in_pool
 
 if TYPE_CHECKING:  # the OCR package loads only once an answer is looked up (a fast start)
     from desktop.core.evidence import Evidence
@@ -42,13 +43,14 @@ class EvidenceFinder(QObject):
         service's), an extraction's JSON (`OcrResult.to_json`), or None where the image was
         not read; the ticket its result will carry."""
         ticket = next(self._tickets)
-        QThreadPool.globalInstance().start(_FindTask(ticket, answer, tuple(extractions), self))
+        reads = tuple(extractions)  # a copy: the caller's list may change before the pool runs
+        run_in_pool(lambda: _find(ticket, answer, reads, None), self.found)
         return ticket
 
     def restore(self, kept: str) -> int:
         """Evidence the history kept (`Evidence.to_dict` as JSON), read back; its ticket."""
         ticket = next(self._tickets)
-        QThreadPool.globalInstance().start(_FindTask(ticket, "", (), self, kept=kept))
+        run_in_pool(lambda: _find(ticket, "", (), kept), self.found)
         return ticket
 
 
@@ -69,30 +71,19 @@ def results_of(extractions: Sequence[OcrResult | str | None]) -> list[OcrResult]
     return results
 
 
-class _FindTask(QRunnable):
-    def __init__(
-        self,
-        ticket: int,
-        answer: str,
-        extractions: tuple[OcrResult | str | None, ...],
-        relay: EvidenceFinder,
-        kept: str | None = None,
-    ) -> None:
-        super().__init__()
-        self._ticket, self._answer, self._extractions = ticket, answer, extractions
-        self._relay, self._kept = relay, kept
+def _find(
+    ticket: int, answer: str, extractions: Sequence[OcrResult | str | None], kept: str | None
+) -> EvidenceFound:
+    """The pool thread's work: `kept` read back, else `answer` looked up; never raises."""
+    from desktop.core import bounded_json
+    from desktop.core.evidence import Evidence, find_evidence
 
-    def run(self) -> None:
-        from desktop.core import bounded_json
-        from desktop.core.evidence import Evidence, find_evidence
-
-        try:
-            if self._kept is not None:  # a damaged value is no evidence, not a failure
-                evidence = Evidence.from_dict(bounded_json.stored(self._kept))
-            else:
-                evidence = find_evidence(self._answer, results_of(self._extractions))
-        except Exception:  # never let a pool thread die silently; no evidence is shown
-            logger.exception("finding an answer's evidence failed")
-            evidence = Evidence()
-        with contextlib.suppress(RuntimeError):  # its window is gone: nobody waits for it
-            self._relay.found.emit(EvidenceFound(self._ticket, evidence))
+    try:
+        if kept is not None:  # a damaged value is no evidence, not a failure
+            evidence = Evidence.from_dict(bounded_json.stored(kept))
+        else:
+            evidence = find_evidence(answer, results_of(extractions))
+    except Exception:  # never let a pool thread die silently; no evidence is shown
+        logger.exception("finding an answer's evidence failed")
+        evidence = Evidence()
+    return EvidenceFound(ticket, evidence)

@@ -5,17 +5,17 @@ stored: the guard only needs the lines' boxes."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.workers.evidence_worker import results_of
+from desktop.gui.workers.threads import run_in_pool
 
 if TYPE_CHECKING:  # the OCR package loads in the pool thread, not at start-up
     from desktop.core.ocr import OcrEngine
@@ -45,32 +45,17 @@ class LineReader(QObject):
         """Reads `ref`'s lines: from `known` (a stored extraction, as its JSON) when the chat
         has one, else with the fast OCR; the ticket its result will carry."""
         ticket = next(self._tickets)
-        task = _ReadTask(ticket, ref, known, self._ocr_engine, self)
-        QThreadPool.globalInstance().start(task)
+        run_in_pool(lambda: self._read_lines(ticket, ref, known), self.read)
         return ticket
 
-
-class _ReadTask(QRunnable):
-    def __init__(
-        self,
-        ticket: int,
-        ref: ImageRef,
-        known: OcrResult | str | None,
-        ocr_engine: Callable[[], OcrEngine],
-        relay: LineReader,
-    ) -> None:
-        super().__init__()
-        self._ticket, self._ref, self._known = ticket, ref, known
-        self._ocr_engine, self._relay = ocr_engine, relay
-
-    def run(self) -> None:
+    def _read_lines(self, ticket: int, ref: ImageRef, known: OcrResult | str | None) -> LinesRead:
+        """The pool thread's work: never raises."""
         result: OcrResult | None = None
         try:
-            if self._known is not None:
-                result = results_of([self._known])[0]
+            if known is not None:
+                result = results_of([known])[0]
             else:
-                result = self._ocr_engine().extract(self._ref.load())
+                result = self._ocr_engine().extract(ref.load())
         except Exception:  # OCR models missing, a file gone: no warning, nothing else lost
-            logger.warning("the readability guard could not read %s", self._ref.name, exc_info=True)
-        with contextlib.suppress(RuntimeError):  # its window is gone: nobody waits for it
-            self._relay.read.emit(LinesRead(self._ticket, self._ref.digest, result))
+            logger.warning("the readability guard could not read %s", ref.name, exc_info=True)
+        return LinesRead(ticket, ref.digest, result)

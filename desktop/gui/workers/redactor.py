@@ -5,18 +5,18 @@ written: the redacted copy lives in memory until it is sent (then the history ke
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from desktop.core.errors import describe
 from desktop.core.images import ImageError, load_image
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.workers.threads import run_in_pool
 
 if TYPE_CHECKING:  # the OCR package loads in the pool thread, not at start-up
     from desktop.core.ocr import OcrEngine
@@ -53,7 +53,8 @@ class Redactor(QObject):
 
     def submit(self, ref: ImageRef, patterns: Sequence[UserPattern]) -> int:
         ticket = next(self._tickets)
-        QThreadPool.globalInstance().start(_Task(ticket, ref, tuple(patterns), self))
+        patterns = tuple(patterns)  # a copy: the caller's list may change before the pool runs
+        run_in_pool(lambda: self.redact(ref, patterns, ticket), self.done)
         return ticket
 
     def redact(self, ref: ImageRef, patterns: Sequence[UserPattern], ticket: int = 0) -> Redacted:
@@ -73,16 +74,3 @@ class Redactor(QObject):
             return Redacted(ticket, ref, None, redaction)
         image = load_image(redaction.image, name=redacted_name(ref.name))
         return Redacted(ticket, ref, ImageRef.of(image), redaction)
-
-
-class _Task(QRunnable):
-    def __init__(
-        self, ticket: int, ref: ImageRef, patterns: tuple[UserPattern, ...], relay: Redactor
-    ) -> None:
-        super().__init__()
-        self._ticket, self._ref, self._patterns, self._relay = ticket, ref, patterns, relay
-
-    def run(self) -> None:
-        result = self._relay.redact(self._ref, self._patterns, self._ticket)
-        with contextlib.suppress(RuntimeError):  # its window is gone: nobody waits for it
-            self._relay.done.emit(result)

@@ -11,16 +11,16 @@ network call.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from desktop.core.errors import describe
 from desktop.core.remote.config import ServerConfig, check_config
 from desktop.core.remote.errors import RemoteError
+from desktop.gui.workers.threads import run_in_pool
 
 logger = logging.getLogger(__name__)
 
@@ -57,34 +57,24 @@ class ServerCheck(QObject):
         """Checks `config` (and with `ask_models`, lists the server's models); the ticket
         that its result will carry."""
         ticket = next(self._tickets)
-        QThreadPool.globalInstance().start(_CheckTask(ticket, config, ask_models, self))
+        run_in_pool(lambda: _check(ticket, config, ask_models), self.done)
         return ticket
 
 
-class _CheckTask(QRunnable):
-    def __init__(self, ticket: int, config: ServerConfig, ask: bool, relay: ServerCheck) -> None:
-        super().__init__()
-        self._ticket = ticket
-        self._config = config
-        self._ask = ask
-        self._relay = relay
+def _check(ticket: int, config: ServerConfig, ask: bool) -> ServerCheckResult:
+    """The pool thread's work: never raises."""
+    try:
+        checked = check_config(config)
+        models = None
+        if ask:
+            from desktop.core.remote.engine import list_models
 
-    def run(self) -> None:
-        ticket, config = self._ticket, self._config
-        try:
-            checked = check_config(config)
-            models = None
-            if self._ask:
-                from desktop.core.remote.engine import list_models
-
-                models = list_models(checked)
-            result = ServerCheckResult(ticket, checked, models)
-        except RemoteError as exc:
-            result = ServerCheckResult(ticket, None, error=str(exc))
-        except Exception as exc:  # never let a pool thread die silently
-            logger.exception("checking a server address failed")
-            result = ServerCheckResult(
-                ticket, None, error=f"The server could not be checked: {describe(exc)}"
-            )
-        with contextlib.suppress(RuntimeError):  # its dialog is gone: nobody waits for it
-            self._relay.done.emit(result)
+            models = list_models(checked)
+        return ServerCheckResult(ticket, checked, models)
+    except RemoteError as exc:
+        return ServerCheckResult(ticket, None, error=str(exc))
+    except Exception as exc:  # never let a pool thread die silently
+        logger.exception("checking a server address failed")
+        return ServerCheckResult(
+            ticket, None, error=f"The server could not be checked: {describe(exc)}"
+        )

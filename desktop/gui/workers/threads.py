@@ -1,8 +1,30 @@
-"""One QThread per long-lived worker QObject (the Buzz pattern), with a clean shutdown."""
+"""One QThread per long-lived worker QObject (the Buzz pattern), with a clean shutdown; and
+one-off work in the global QThreadPool, its result sent back by a queued signal."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread
+import contextlib
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, SignalInstance
+
+
+def run_in_pool(work: Callable[[], object], done: SignalInstance) -> None:
+    """Runs `work` in the global QThreadPool and emits its result by `done`, which reaches
+    the signal's object on its own (the GUI) thread. `work` catches its failures and says
+    them in its result: an exception would send nothing, and leave its caller waiting."""
+    QThreadPool.globalInstance().start(_PoolTask(work, done))
+
+
+class _PoolTask(QRunnable):
+    def __init__(self, work: Callable[[], object], done: SignalInstance) -> None:
+        super().__init__()
+        self._work, self._done = work, done
+
+    def run(self) -> None:
+        result = self._work()
+        with contextlib.suppress(RuntimeError):  # its window is gone: nobody waits for it
+            self._done.emit(result)
 
 
 class WorkerThread:
