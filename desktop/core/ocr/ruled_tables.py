@@ -127,8 +127,27 @@ def _ink_mask(gray: np.ndarray) -> np.ndarray:
 
 
 def _keep_runs(ink: np.ndarray, kernel_size: tuple[int, int]) -> np.ndarray:
+    """The 0/255 mask opened by a line kernel (width, height): the runs of ink along it at
+    least that long. A line kernel never mixes two columns (two rows), and one with fewer ink
+    pixels than the shortest window the opening takes (half the kernel, at the page's edge)
+    keeps nothing; where those are few, the opening runs on the other lines alone, and the mask
+    is the same. A pane rule's kernel is half the page long: on a 1000 x 20000 strip the
+    opening took 2.6 s on every column, 0.9 s on those."""
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, kernel_size)
-    return cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
+    down = kernel_size[0] == 1  # a vertical kernel: the runs go down the columns
+    along, length = (0, kernel_size[1]) if down else (1, kernel_size[0])
+    counts = cv2.reduce(ink, along, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel() // 255
+    lines = np.flatnonzero(counts >= min((length + 1) // 2, ink.shape[along]))
+    if lines.size > counts.size // 2:  # gathering most of the page costs more than it saves
+        return cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
+    kept = np.zeros_like(ink)
+    if lines.size and down:
+        kept[:, lines] = cv2.morphologyEx(
+            np.ascontiguousarray(ink[:, lines]), cv2.MORPH_OPEN, kernel
+        )
+    elif lines.size:
+        kept[lines] = cv2.morphologyEx(ink[lines], cv2.MORPH_OPEN, kernel)
+    return kept
 
 
 def _rule_positions(profile: np.ndarray, span: int, offset: int) -> list[int]:

@@ -126,46 +126,63 @@ def join_tiled_boxes(found: Sequence[tuple[Tile, list[np.ndarray]]]) -> list[np.
     # Each kept box with the tiles it was seen in: never two boxes of one tile (the detector
     # kept them apart), and a third tile's part can join a box two tiles already made. Two
     # boxes join when they are the same words (most of the shorter one along the line) or
-    # when one was cut by its tile's edge; cells that merely touch stay apart.
+    # when one was cut by its tile's edge; cells that merely touch stay apart. The kept
+    # boxes' extents (x0, y0, x1, y1) sit in one array, measured against each new box at
+    # once: a 3200 px terminal's ~1,000 boxes took 0.3 s a page box by box.
     merged: list[tuple[list[Tile], np.ndarray]] = []
+    extents = np.empty((len(boxes), 4), np.float32)
     for tile, quad in boxes:
+        extent = _extent(quad)
+        along, across = _shares(extents[: len(merged)], extent)
         partner = next(
             (
                 n
-                for n, (tiles, kept) in enumerate(merged)
-                if tile not in tiles
-                and any(map(tile.overlaps, tiles))
-                and _same_line(kept, quad)
+                for n in np.flatnonzero((along > 0) & (across >= 0.5)).tolist()
+                if tile not in merged[n][0]
+                and any(map(tile.overlaps, merged[n][0]))
                 and (
-                    _shares(kept, quad)[0] >= SAME_WORDS
-                    or _at_edge(tile, quad)
-                    or any(_at_edge(seen, kept) for seen in tiles)
+                    along[n] >= SAME_WORDS
+                    or _at_edge(tile, extent)
+                    or any(_at_edge(seen, extents[n]) for seen in merged[n][0])
                 )
             ),
             None,
         )
         if partner is None:
+            extents[len(merged)] = extent
             merged.append(([tile], quad))
         else:
             tiles, kept = merged[partner]
             merged[partner] = ([*tiles, tile], _bounding_quad(kept, quad))
-    return [quad for n, (tiles, quad) in enumerate(merged) if not _seen_again(n, merged)]
+            extents[partner] = _extent(merged[partner][1])
+    extents = extents[: len(merged)]
+    return [quad for n, (_, quad) in enumerate(merged) if not _seen_again(n, merged, extents)]
 
 
-def _shares(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """How much of the shorter box two boxes share along their line, and of the thinner one
-    across it (a column's text runs down: along is then y); 0 or less where they do not meet."""
-    (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
-    (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
-    share_x = float(min(ax1, bx1) - max(ax0, bx0)) / max(float(min(ax1 - ax0, bx1 - bx0)), 1e-6)
-    share_y = float(min(ay1, by1) - max(ay0, by0)) / max(float(min(ay1 - ay0, by1 - by0)), 1e-6)
+def _extent(quad: np.ndarray) -> np.ndarray:
+    """(x0, y0, x1, y1) of a box, float32."""
+    return np.concatenate([quad.min(axis=0), quad.max(axis=0)]).astype(np.float32)
+
+
+def _shares(kept: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How much of the shorter box each kept box (rows of extents) and `box` share along
+    their line, and of the thinner one across it (a column's text runs down: along is then
+    y); 0 or less where they do not meet."""
+    ax0, ay0, ax1, ay1 = kept.T
+    bx0, by0, bx1, by1 = box
+    share_x = _share(np.minimum(ax1, bx1) - np.maximum(ax0, bx0), np.minimum(ax1 - ax0, bx1 - bx0))
+    share_y = _share(np.minimum(ay1, by1) - np.maximum(ay0, by0), np.minimum(ay1 - ay0, by1 - by0))
     wide = (ax1 - ax0) + (bx1 - bx0) >= (ay1 - ay0) + (by1 - by0)  # horizontal text
-    return (share_x, share_y) if wide else (share_y, share_x)
+    return np.where(wide, share_x, share_y), np.where(wide, share_y, share_x)
 
 
-def _at_edge(tile: Tile, quad: np.ndarray) -> bool:
+def _share(meet: np.ndarray, shorter: np.ndarray) -> np.ndarray:
+    return meet.astype(np.float64) / np.maximum(shorter.astype(np.float64), 1e-6)
+
+
+def _at_edge(tile: Tile, extent: np.ndarray) -> bool:
     """Whether the box reaches its tile's edge (within EDGE px): a line the tile cut."""
-    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    x0, y0, x1, y1 = extent
     return bool(
         x0 <= tile.left + EDGE
         or y0 <= tile.top + EDGE
@@ -174,24 +191,27 @@ def _at_edge(tile: Tile, quad: np.ndarray) -> bool:
     )
 
 
-def _seen_again(index: int, merged: Sequence[tuple[list[Tile], np.ndarray]]) -> bool:
+def _seen_again(
+    index: int, merged: Sequence[tuple[list[Tile], np.ndarray]], extents: np.ndarray
+) -> bool:
     """Whether the box lies in another box that another tile saw (SEEN_AGAIN of its area or
     more): the same words, which one tile boxed as two cells and another as one ("172,929.12"
     and "Paid" beside "172,929.12 Paid" were read twice). A tile's own boxes never nest."""
-    tiles, quad = merged[index]
+    tiles = merged[index][0]
+    holding = np.flatnonzero(_inside(extents[index], extents) >= SEEN_AGAIN).tolist()
     return any(
-        other != index and any(t not in tiles for t in others) and _inside(quad, box) >= SEEN_AGAIN
-        for other, (others, box) in enumerate(merged)
+        other != index and any(t not in tiles for t in merged[other][0]) for other in holding
     )
 
 
-def _inside(quad: np.ndarray, box: np.ndarray) -> float:
-    """The share of `quad`'s bounding rectangle inside `box`'s."""
-    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
-    (bx0, by0), (bx1, by1) = box.min(axis=0), box.max(axis=0)
-    across = max(0.0, min(x1, bx1) - max(x0, bx0)) * max(0.0, min(y1, by1) - max(y0, by0))
+def _inside(extent: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The share of a box's extent inside each of `boxes` (rows of extents)."""
+    x0, y0, x1, y1 = extent
+    bx0, by0, bx1, by1 = boxes.T
+    wide = np.maximum(np.minimum(x1, bx1) - np.maximum(x0, bx0), 0)
+    high = np.maximum(np.minimum(y1, by1) - np.maximum(y0, by0), 0)
     area = max(float((x1 - x0) * (y1 - y0)), 1e-6)
-    return float(across) / area
+    return (wide * high).astype(np.float64) / area
 
 
 def split_wide_crop(crop: np.ndarray, line_height: int) -> list[np.ndarray]:
@@ -199,12 +219,6 @@ def split_wide_crop(crop: np.ndarray, line_height: int) -> list[np.ndarray]:
     height, width = crop.shape[:2]
     piece = max(1, REC_MAX_WIDTH * max(height, 1) // line_height)
     return [crop[:, start : start + piece] for start in range(0, width, piece)] or [crop]
-
-
-def _same_line(a: np.ndarray, b: np.ndarray) -> bool:
-    """Two boxes that overlap, and by at least half the smaller one across the reading axis."""
-    along, across = _shares(a, b)
-    return along > 0 and across >= 0.5
 
 
 def _bounding_quad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
