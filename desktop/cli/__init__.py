@@ -24,7 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "history": ("desktop.cli.history_cmd", "list the app's chats or export one as a document"),
     "serve": ("desktop.cli.serve_cmd", "keep the OCR engine warm for fast `desklens ocr FILE`"),
     "capture": ("desktop.cli.capture_cmd", "capture a screen region into the OCR or the chat"),
-    "redact": ("desktop.cli.redact_cmd", "fill e-mails, IBANs, card and phone numbers on an image"),
+    "redact": ("desktop.cli.redact_cmd", "fill e-mails, IBANs, card and phone numbers on images"),
     "tray": ("desktop.cli.tray_cmd", "a tray icon and a global shortcut for screen captures"),
     "gui": ("desktop.cli.gui_cmd", "start the desktop app (the default)"),
 }

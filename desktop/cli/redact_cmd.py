@@ -1,9 +1,11 @@
-"""`desklens redact IMAGE --out FILE`: fill the e-mail addresses, IBANs, card numbers, phone
-numbers and the user's own patterns on a page, and say what was done (issue 49).
+"""`desklens redact IMAGE... [--out FILE]`: fill the e-mail addresses, IBANs, card numbers,
+phone numbers and the user's own patterns on pages, and say what was done (issue 49).
 
 Never silent: a page with nothing to redact says what the OCR read, a page it could not read
 says that, and a page on which the OCR still reads a filled item fails (exit 1) with nothing
-written. The input is never overwritten unless `--in-place` asks for it.
+written. The input is never overwritten unless `--in-place` asks for it. Several images are
+read by one OCR engine, each saved beside it as NAME.redacted.png; each says what was done,
+one that fails does not stop the others, and the exit status is the most serious of theirs.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from desktop.core import paths
 from desktop.core.terminal_text import terminal_text
 
 if TYPE_CHECKING:  # the OCR stack loads only once the arguments are checked
+    from desktop.core.ocr import OcrEngine
     from desktop.core.privacy.patterns import UserPattern
     from desktop.core.privacy.redact import Redaction
 
@@ -27,17 +30,19 @@ if TYPE_CHECKING:  # the OCR stack loads only once the arguments are checked
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "redact",
-        help="fill e-mails, IBANs, card and phone numbers on an image",
+        help="fill e-mails, IBANs, card and phone numbers on images",
         description="Find e-mail addresses, IBANs, payment card numbers, phone numbers and "
-        "your own patterns on an image with the OCR, fill their boxes and save the result; "
+        "your own patterns on images with the OCR, fill their boxes and save the results; "
         "the OCR reads the result again to check that none of them is left.",
     )
-    parser.add_argument("image", type=Path, help="the image to redact (PNG, JPEG, WebP, …)")
+    parser.add_argument(
+        "images", nargs="+", type=Path, metavar="IMAGE", help="the images to redact (PNG, JPEG, …)"
+    )
     parser.add_argument(
         "--out",
         type=Path,
-        help="the redacted image (PNG, WebP, TIFF or BMP; "
-        "default: IMAGE's name with .redacted.png)",
+        help="the redacted image when one IMAGE is given (PNG, WebP, TIFF or BMP; "
+        "default: each IMAGE's name with .redacted.png)",
     )
     parser.add_argument(
         "--text",
@@ -77,40 +82,79 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from desktop.core.ocr import OcrEngine
     from desktop.core.privacy.patterns import PatternError
 
     problem = threads_error(args)
     if problem is not None:
         raise problem
-    target = _target(args)
+    targets = _targets(args)
     try:
         patterns = _patterns(args)
     except PatternError as exc:
         raise CliError(str(exc), exit_codes.USAGE) from None
-    redaction = _redact(args, patterns)
-    if redaction.outcome in ("leaked", "unreadable"):
-        _report(args, redaction, target)
-        return exit_codes.FAILED
-    _save(redaction, target)
-    _report(args, redaction, target)
-    return exit_codes.OK
+    engine, several = OcrEngine(threads=args.threads), len(args.images) > 1
+    codes, reports = [], []
+    for image, target in zip(args.images, targets, strict=True):
+        try:
+            redaction = _redact(image, engine, patterns)
+            failed = redaction.outcome in ("leaked", "unreadable")
+            if not failed:
+                _save(redaction, target)
+        except CliError as exc:
+            if not several:
+                raise
+            codes.append(fail(exc))  # the next image is still redacted
+            reports.append({"source": image.name, "outcome": "error", "error": str(exc)})
+            continue
+        reports.append(_report(args, redaction, target, image.name if several else ""))
+        codes.append(exit_codes.FAILED if failed else exit_codes.OK)
+    if args.json:
+        print(json.dumps(reports if several else reports[0], ensure_ascii=False, indent=2))
+    return max(codes)
 
 
-def _target(args: argparse.Namespace) -> Path:
+def _targets(args: argparse.Namespace) -> list[Path]:
+    """Where each image's redacted copy goes; a usage error for an output that is lossy, or
+    would be written over an input (its own only with --in-place) or another's output."""
     from desktop.core.privacy.redact import image_format
 
-    target = args.out or args.image.with_name(f"{args.image.stem}.redacted.png")
-    try:
-        image_format(target)
-    except ValueError as exc:
-        raise CliError(str(exc), exit_codes.USAGE) from None
-    if not args.in_place and target.resolve() == args.image.resolve():
+    images: list[Path] = args.images
+    if args.out is not None and len(images) > 1:
         raise CliError(
-            f"--out is the input image itself; add --in-place to replace "
-            f"{args.image.name} with its redacted copy",
+            "--out names one file: give it one IMAGE, or leave it out to save each image's "
+            "copy beside it as NAME.redacted.png",
             exit_codes.USAGE,
         )
-    return target
+    targets = [args.out or image.with_name(f"{image.stem}.redacted.png") for image in images]
+    try:
+        image_format(targets[0])
+    except ValueError as exc:
+        raise CliError(str(exc), exit_codes.USAGE) from None
+    inputs = {image.resolve(): image for image in images}
+    if targets[0].resolve() == images[0].resolve() and not args.in_place:
+        raise CliError(
+            f"--out is the input image itself; add --in-place to replace "
+            f"{images[0].name} with its redacted copy",
+            exit_codes.USAGE,
+        )
+    written: dict[Path, Path] = {}  # each copy, and the image it is of
+    sources: set[Path] = set()
+    for image, target in zip(images, targets, strict=True):
+        source, where = image.resolve(), target.resolve()
+        if source in sources:
+            raise CliError(f"{image.name} is given twice", exit_codes.USAGE)
+        sources.add(source)
+        over = inputs.get(where) if where != source else None
+        if over is not None or where in written:
+            clash = f"the input {over.name}" if over else f"{written[where].name}'s copy"
+            raise CliError(
+                f"{image.name}'s copy, {target.name}, would be written over {clash}; "
+                "redact them one at a time with --out",
+                exit_codes.USAGE,
+            )
+        written[where] = image
+    return targets
 
 
 def _patterns(args: argparse.Namespace) -> tuple[UserPattern, ...]:
@@ -121,46 +165,48 @@ def _patterns(args: argparse.Namespace) -> tuple[UserPattern, ...]:
     return compile_patterns([*saved, *args.pattern])
 
 
-def _redact(args: argparse.Namespace, patterns: tuple[UserPattern, ...]) -> Redaction:
+def _redact(image: Path, engine: OcrEngine, patterns: tuple[UserPattern, ...]) -> Redaction:
     from desktop.core.images import ImageError, load_image
-    from desktop.core.ocr import OcrEngine
     from desktop.core.privacy.redact import redact_page
 
-    if args.image.suffix.lower() == ".pdf":
+    if image.suffix.lower() == ".pdf":
         raise CliError(
-            f"{args.image.name} is a PDF: redact takes one image (export the page as a PNG first)",
+            f"{image.name} is a PDF: redact takes images (export the page as a PNG first)",
             exit_codes.INPUT_PROBLEM,
         )
     try:
-        image = load_image(args.image)
-        return redact_page(OcrEngine(threads=args.threads).extract, image, patterns)
+        return redact_page(engine.extract, load_image(image), patterns)
     except ImageError as exc:
         raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from None
 
 
-def _report(args: argparse.Namespace, redaction: Redaction, target: Path) -> None:
+def _report(args: argparse.Namespace, redaction: Redaction, target: Path, name: str) -> dict:
+    """Says what was done (led by the image's `name` when there are several); the JSON
+    report for --json."""
     shown = terminal_text(str(target), lines=False)
     summary = redaction.summary(shown if redaction.outcome == "redacted" else "")
     if redaction.outcome == "clean":
         summary += f" Saved an unchanged copy (without the file's metadata) → {shown}."
     warning = redaction.warning()
+    lead = f"{terminal_text(name, lines=False)}: " if name else ""
     quiet = args.text or args.json  # stdout holds the text or the JSON: the sentences go aside
-    print(summary, file=sys.stderr if quiet else sys.stdout)
+    print(lead + summary, file=sys.stderr if quiet else sys.stdout)
     if warning:
-        print(f"desklens: warning: {warning}", file=sys.stderr)
-    if args.json:
-        data = {
-            "source": redaction.source_name,
-            "outcome": redaction.outcome,
-            "summary": redaction.summary(),
-            "spans": [s.to_json() for s in redaction.spans],
-            "leaks": [s.to_json() for s in redaction.leaks],
-        }
-        if args.text:
-            data["text"] = redaction.result.text()
-        print(json.dumps(data, ensure_ascii=False, indent=2))
-    elif args.text and redaction.outcome != "leaked":
+        print(f"desklens: warning: {lead}{warning}", file=sys.stderr)
+    data = {
+        "source": redaction.source_name,
+        "outcome": redaction.outcome,
+        "summary": redaction.summary(),
+        "spans": [s.to_json() for s in redaction.spans],
+        "leaks": [s.to_json() for s in redaction.leaks],
+    }
+    if args.text:
+        data["text"] = redaction.result.text()
+    if args.text and not args.json and redaction.outcome != "leaked":
+        if name:
+            print(f"==> {terminal_text(name, lines=False)} <==")
         print(terminal_text(redaction.result.text()))
+    return data
 
 
 def _save(redaction: Redaction, target: Path) -> None:

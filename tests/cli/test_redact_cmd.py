@@ -166,3 +166,51 @@ def test_lossy_output_is_refused(letter, tmp_path, data_dir, capsys):
     path, _ = letter
     assert main(["redact", str(path), "--out", str(tmp_path / "o.jpg")]) == 2
     assert "lossless" in capsys.readouterr().err
+
+
+def test_several_images_are_saved_each_beside_itself_and_one_failing_stops_none(
+    letter, tmp_path, data_dir, capsys
+):
+    path, page = letter
+    notes, broken = tmp_path / "notes.png", tmp_path / "broken.png"
+    render_lines(["Meeting notes for Tuesday", "Total 1,284.50 EUR"]).save(notes)
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 40)
+    assert main(["redact", str(path), str(broken), str(notes)]) == 4  # the worst status
+    captured = capsys.readouterr()
+    said = captured.out.splitlines()
+    copy = path.with_name("letter.redacted.png")
+    assert said == [
+        f"letter.png: Redacted 4 items (1 e-mail, 1 IBAN, 1 card number, 1 phone number) → {copy}.",
+        f"notes.png: Nothing to redact: the OCR read 2 lines and found no e-mail, IBAN, card or "
+        f"phone number. Saved an unchanged copy (without the file's metadata) → "
+        f"{notes.with_name('notes.redacted.png')}.",
+    ]
+    assert "broken.png" in captured.err and not (tmp_path / "broken.redacted.png").exists()
+    again = OcrEngine().extract(Image.open(copy).convert("RGB")).text()
+    assert not any(value in again for _, value in page.private)
+
+    assert main(["redact", str(path), str(notes), str(broken), "--json", "--text"]) == 4
+    reports = json.loads(capsys.readouterr().out)
+    assert [(r["source"], r["outcome"]) for r in reports] == [
+        ("letter.png", "redacted"), ("notes.png", "clean"), ("broken.png", "error")
+    ]  # fmt: skip
+    assert "[email]" in reports[0]["text"] and "Meeting notes" in reports[1]["text"]
+
+
+@pytest.mark.parametrize(
+    ("names", "said"),
+    [
+        (["a.png", "b.png", "--out", "c.png"], "--out names one file"),
+        (["a.png", "a.redacted.png"],
+         "a.png's copy, a.redacted.png, would be written over the input a.redacted.png"),
+        (["a.png", "a.jpg"], "a.jpg's copy, a.redacted.png, would be written over a.png's copy"),
+        (["a.png", "a.png"], "a.png is given twice"),
+    ],
+)  # fmt: skip
+def test_several_images_that_would_overwrite_are_refused_before_any_is_read(
+    names, said, tmp_path, data_dir, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["redact", *names]) == 2
+    assert said in capsys.readouterr().err
+    assert list(tmp_path.glob("*.png")) == [] and list(tmp_path.glob("*.jpg")) == []
