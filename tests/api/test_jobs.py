@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import weakref
+from functools import partial
 
 import pytest
 from hypothesis import given
@@ -25,6 +27,41 @@ def test_jobs_run_in_order_on_the_taking_thread_with_its_engine() -> None:
     while run_next(queue, engine):
         pass
     assert log == [("a", engine), ("b", engine), ("c", engine)]
+
+
+class _Images:
+    """Stands for a request's decoded images (weak-referenceable)."""
+
+
+def test_a_finished_job_has_let_its_request_go_and_runs_no_more() -> None:
+    """The server gives a large image's memory back once `finished` is set: by then nothing
+    of the owner's may hold the request (the reply is sent before the job returns)."""
+    images = _Images()
+    held = weakref.ref(images)
+    seen_when_finished: list[bool] = []
+    job = EngineJob(partial(lambda request, engine: None, images))
+    waiter = threading.Thread(
+        target=lambda: (job.finished.wait(30), seen_when_finished.append(held() is None))
+    )
+    waiter.start()
+    queue = JobQueue(1)
+    queue.put(job)
+    del images
+    assert held() is not None  # the job's request holds them until it has run
+    assert run_next(queue, object())
+    waiter.join(30)
+    assert seen_when_finished == [True]
+    with pytest.raises(RuntimeError):
+        job.execute(object())
+
+
+def test_a_skipped_job_is_finished_too() -> None:
+    queue = JobQueue(2)
+    job = EngineJob(lambda engine: None)
+    queue.put(job)
+    job.cancel.set()
+    assert not run_next(queue, object())
+    assert job.finished.is_set()
 
 
 def test_past_max_waiting_a_put_is_refused() -> None:

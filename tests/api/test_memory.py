@@ -18,6 +18,9 @@ from PIL import Image, ImageDraw
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 MB = 1 << 20
+# Back near idle: the give-back runs just after the response is sent (a 100-megapixel
+# round leaves RSS ~400 MiB above idle until it has run, ~60 MiB after)
+NEAR_IDLE_MIB = 256
 
 
 def _status(pid: int) -> dict[str, int]:
@@ -109,11 +112,11 @@ def test_memory_is_given_back_after_100_megapixel_images(tiny_ir, tmp_path):
         rounds = []
         for _ in range(2):
             assert child.ocr(huge) == 200 and child.chat(huge) == 200
-            rounds.append(_settled(pid, idle + 700))
+            rounds.append(_settled(pid, idle + NEAR_IDLE_MIB))
         assert child.ocr(page) == 200  # and the server still serves
     finally:
         child.close()
     print(f"idle {idle} MiB, after each round {rounds}")
-    assert rounds[-1]["VmRSS"] - idle < 1024, (idle, rounds)
+    assert all(r["VmRSS"] - idle < NEAR_IDLE_MIB for r in rounds), (idle, rounds)
     assert rounds[-1]["VmRSS"] - rounds[0]["VmRSS"] < 150, rounds  # nothing piles up
     assert rounds[-1]["VmHWM"] - idle < 2560, (idle, rounds)  # the OCR's own peak: as the CLI's

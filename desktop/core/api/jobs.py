@@ -38,6 +38,23 @@ class EngineJob:
     cancel: threading.Event = field(default_factory=threading.Event)
     # Called on the owner thread instead of `run` when the job was cancelled while waiting.
     on_skip: Callable[[], None] | None = None
+    # Set once the owner is done with the job and has let go of its request (its images):
+    # the server gives large images' memory back after that, not merely after the reply.
+    finished: threading.Event = field(default_factory=threading.Event)
+
+    def execute(self, service: ConversationService) -> None:
+        """Runs the job on the owner thread, then drops `run` (the request it carries)
+        before `finished` is set."""
+        run, self.run = self.run, _spent
+        try:
+            run(service)
+        finally:
+            del run
+            self.finished.set()
+
+
+def _spent(service: ConversationService) -> None:
+    raise RuntimeError("this job has run already")
 
 
 class JobQueue:
@@ -113,6 +130,7 @@ def _skipped(jobs: list[EngineJob]) -> None:
     for job in jobs:
         if job.on_skip is not None:
             job.on_skip()
+        job.finished.set()
 
 
 def run_next(queue: JobQueue, service: ConversationService, timeout: float | None = 0) -> bool:
@@ -120,7 +138,7 @@ def run_next(queue: JobQueue, service: ConversationService, timeout: float | Non
     job = queue.take(timeout)
     if job is None:
         return False
-    job.run(service)
+    job.execute(service)
     return True
 
 

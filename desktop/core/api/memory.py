@@ -12,20 +12,28 @@ import ctypes
 import ctypes.util
 import gc
 import sys
+import threading
 from collections.abc import Iterable
 from functools import cache
 
 from desktop.core.images import LoadedImage
 
 LARGE_PIXELS = 8_000_000  # above a 4K screenshot: worth giving the memory back
+# How long the give-back waits for the engine's owner thread to let a chat request go (it
+# ends a cancelled answer at its next token; a stuck one must not hold a server thread).
+OWNER_WAIT_S = 60.0
 
 
 def large(images: Iterable[LoadedImage]) -> bool:
     return sum(image.size[0] * image.size[1] for image in images) >= LARGE_PIXELS
 
 
-def give_back() -> None:
-    """Collects garbage, then returns the allocator's free pages to the system (glibc)."""
+def give_back(after: threading.Event | None = None) -> None:
+    """Collects garbage, then returns the allocator's free pages to the system (glibc);
+    once `after` is set, when another thread still held the request's images as the reply
+    went out (memory freed after the trim would stay with the process)."""
+    if after is not None:
+        after.wait(OWNER_WAIT_S)
     gc.collect()
     trim = _malloc_trim()
     if trim is not None:

@@ -159,7 +159,8 @@ class ApiRoutes:
         )
         self._enqueue(job)
         reply = _Reply(call.model)
-        after = _giving_back(call.images + [i for turn in call.history for i in turn.images])
+        images = call.images + [i for turn in call.history for i in turn.images]
+        after = _giving_back(images, job.finished)
         if call.stream:
             events = self._events(call, relay, cancel, reply, deadline)
             return StreamingResponse(
@@ -278,12 +279,15 @@ class ApiRoutes:
             cancel.set()
 
 
-def _giving_back(images: list) -> BackgroundTask | None:
-    """After the response: large images' memory back to the system (the images themselves
-    are let go with the request's locals by then)."""
+def _giving_back(
+    images: list, owner_done: threading.Event | None = None
+) -> BackgroundTask | None:
+    """After the response: large images' memory back to the system. The request's locals
+    have let the images go by then; a chat's job may still hold them on the owner thread
+    (it replies before it returns), so that give-back waits for `owner_done`."""
     if not memory.large(images):
         return None
-    return BackgroundTask(anyio.to_thread.run_sync, memory.give_back)
+    return BackgroundTask(anyio.to_thread.run_sync, partial(memory.give_back, owner_done))
 
 
 class _Reply:

@@ -212,7 +212,7 @@ class EngineWorker(QObject):
             return
         self.api_busy.emit(True)
         try:
-            job.run(self._service)  # answers its client itself, errors included
+            job.execute(self._service)  # answers its client itself, errors included
         finally:
             self.api_busy.emit(False)
         self._next_job.emit()  # after whatever was sent meanwhile
