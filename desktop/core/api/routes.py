@@ -279,9 +279,7 @@ class ApiRoutes:
             cancel.set()
 
 
-def _giving_back(
-    images: list, owner_done: threading.Event | None = None
-) -> BackgroundTask | None:
+def _giving_back(images: list, owner_done: threading.Event | None = None) -> BackgroundTask | None:
     """After the response: large images' memory back to the system. The request's locals
     have let the images go by then; a chat's job may still hold them on the owner thread
     (it replies before it returns), so that give-back waits for `owner_done`."""
