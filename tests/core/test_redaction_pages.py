@@ -215,3 +215,19 @@ def test_a_piece_read_where_the_value_was_filled_is_a_read_back():
     start = other.index("priya@")
     named = replace(span, start=start, end=start + len(span.text))
     assert not read_back(named, page("Dear priya, write to"), other)
+
+
+def test_an_item_the_first_read_garbled_is_tagged_where_a_later_round_filled_it():
+    """The tagged text stands for the filled pixels (the app grounds answers and sends text
+    with it): an e-mail the first read garbled ("example,com": no e-mail), which the read-back
+    found once the IBAN beside it was filled, must not stay in it."""
+    line = "IBAN DE89 3704 0044 0532 0130 00 mail jo.doe@example.com"
+    image = render_lines([line], size=18, width=760)
+    garbled, without_iban = line.replace(".com", ",com"), "IBAN mail jo.doe@example.com"
+    read, calls = _reader([garbled, without_iban, "IBAN mail"])
+    redaction = redact_page(read, load_image(image))
+    assert len(calls) == 3 and redaction.outcome == "redacted"
+    assert sorted(s.kind for s in redaction.spans) == ["email", "iban"]
+    text = redaction.result.text()
+    assert "example" not in text and "jo.doe" not in text and "0532" not in text, text
+    assert text.startswith("IBAN [iban]") and "[email]" in text, text

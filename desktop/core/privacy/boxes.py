@@ -68,6 +68,47 @@ def place(spans: Sequence[Span], result: OcrResult, image: Image.Image) -> list[
     return placed
 
 
+def covered_words(
+    result: OcrResult, image: Image.Image, boxes: Sequence[Box]
+) -> list[tuple[int, int, int]]:
+    """(line, start, end) of each stretch of the result's words that `boxes` cover on `image`
+    (a word placed by the characters' widths along its run's ink): text filled in a later
+    round, which the result may hold garbled ("jo@x,org"), must not stay in its text."""
+    gray = np.asarray(image.convert("L"))
+    stretches = []
+    for run, offset in _runs_with_offsets(result, image):
+        left, top, right, bottom = run.box
+        near = [b for b in boxes if same_rows(run.box, b) and b[0] < right and left < b[2]]
+        if not near:
+            continue
+        crop = gray[top:bottom, left:right]
+        covered = []
+        for word in re.finditer(r"\S+", run.text):
+            x0, x1 = _by_widths(crop, run.text, *word.span())
+            if any(b[0] < left + x1 and left + x0 < b[2] for b in near):
+                covered.append(word.span())
+        for start, end in _stretches(covered, run.text):
+            stretches.append((run.line, offset + start, offset + end))
+    return stretches
+
+
+def _stretches(words: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Words next to each other (only spaces between them) joined into one stretch."""
+    joined: list[tuple[int, int]] = []
+    for start, end in words:
+        if joined and not text[joined[-1][1] : start].strip():
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def same_rows(a: Box, b: Box) -> bool:
+    """Two boxes share at least half the height of the shorter one."""
+    shared = min(a[3], b[3]) - max(a[1], b[1])
+    return shared >= min(a[3] - a[1], b[3] - b[1]) / 2
+
+
 def between_lines(box: Box, line: int, result: OcrResult) -> Box:
     """The box kept off the text of the lines above and below it (those it shares columns
     with): no further than midway across the gap between the two line boxes, or, where they

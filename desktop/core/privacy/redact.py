@@ -23,7 +23,7 @@ from PIL import Image
 from desktop.core import atomic
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.models import OcrResult
-from desktop.core.privacy.boxes import between_lines, place
+from desktop.core.privacy.boxes import between_lines, covered_words, place, same_rows
 from desktop.core.privacy.models import Span, counted, items
 from desktop.core.privacy.patterns import UserPattern
 from desktop.core.privacy.spans import find_spans, tagged
@@ -122,11 +122,24 @@ def redact_page(
         filled,
         image.name,
         tuple(done),
-        tagged(first, spans),
+        tagged(first, spans + _filled_later(first, image.image, spans, done)),
         tuple(leaks),
         unsure,
         len(patterns),
     )
+
+
+def _filled_later(
+    first: OcrResult, image: Image.Image, spans: Sequence[Span], done: Sequence[Span]
+) -> list[Span]:
+    """The first read's words under what the read-backs had filled (an item the first read
+    garbled, a whole line), as spans to tag: the tagged text stands for the filled pixels."""
+    return [
+        Span(span.kind, first.lines[line].text[start:end], line, start, end)
+        for span in done
+        if span not in spans and span.code is None
+        for line, start, end in covered_words(first, image, span.boxes)
+    ]
 
 
 def _whole_line(span: Span, result: OcrResult, size: tuple[int, int]) -> Span:
@@ -177,15 +190,9 @@ def read_back(span: Span, result: OcrResult, line: str = "") -> bool:
     return any(
         piece in _plain(read.text)
         for read in result.lines
-        if any(_same_rows(read.box, box) for box in span.boxes)
+        if any(same_rows(read.box, box) for box in span.boxes)
         for piece in pieces
     )
-
-
-def _same_rows(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """Two boxes share at least half the height of the shorter one."""
-    shared = min(a[3], b[3]) - max(a[1], b[1])
-    return shared >= min(a[3] - a[1], b[3] - b[1]) / 2
 
 
 def image_format(path: str | os.PathLike) -> str:
