@@ -1,10 +1,12 @@
 """`desklens redact IMAGE... [--out FILE]`: fill the e-mail addresses, IBANs, card numbers,
-phone numbers and the user's own patterns on pages, and say what was done (issue 49).
+phone numbers and the user's own patterns on pages, and say what was done (issue 49). A PDF is
+redacted page by page into a new PDF of the filled pages (`privacy/redact_pdf.py`).
 
 Never silent: a page with nothing to redact says what the OCR read, a page it could not read
 says that, and a page on which the OCR still reads a filled item fails (exit 1) with nothing
 written. The input is never overwritten unless `--in-place` asks for it. Several images are
-read by one OCR engine, each saved beside it as NAME.redacted.png; each says what was done,
+read by one OCR engine, each saved beside it as NAME.redacted.png (.pdf for a PDF); each
+says what was done,
 one that fails does not stop the others, and the exit status is the most serious of theirs.
 """
 
@@ -25,24 +27,31 @@ if TYPE_CHECKING:  # the OCR stack loads only once the arguments are checked
     from desktop.core.ocr import OcrEngine
     from desktop.core.privacy.patterns import UserPattern
     from desktop.core.privacy.redact import Redaction
+    from desktop.core.privacy.redact_pdf import PdfRedaction
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "redact",
-        help="fill e-mails, IBANs, card and phone numbers on images",
+        help="fill e-mails, IBANs, card and phone numbers on images and PDFs",
         description="Find e-mail addresses, IBANs, payment card numbers, phone numbers and "
-        "your own patterns on images with the OCR, fill their boxes and save the results; "
-        "the OCR reads the result again to check that none of them is left.",
+        "your own patterns on images and PDFs with the OCR, fill their boxes and save the "
+        "results; the OCR reads the result again to check that none of them is left. A PDF "
+        "becomes a new PDF of its filled pages as images, with the remaining text searchable: "
+        "nothing else of the original (text layer, links, forms, metadata) is kept.",
     )
     parser.add_argument(
-        "images", nargs="+", type=Path, metavar="IMAGE", help="the images to redact (PNG, JPEG, …)"
+        "images",
+        nargs="+",
+        type=Path,
+        metavar="IMAGE",
+        help="the images (PNG, JPEG, …) and PDFs to redact",
     )
     parser.add_argument(
         "--out",
         type=Path,
-        help="the redacted image when one IMAGE is given (PNG, WebP, TIFF or BMP; "
-        "default: each IMAGE's name with .redacted.png)",
+        help="the redacted copy when one IMAGE is given (PNG, WebP, TIFF or BMP; a PDF for "
+        "a PDF; default: each IMAGE's name with .redacted.png, or .redacted.pdf)",
     )
     parser.add_argument(
         "--text",
@@ -117,8 +126,6 @@ def _run(args: argparse.Namespace) -> int:
 def _targets(args: argparse.Namespace) -> list[Path]:
     """Where each image's redacted copy goes; a usage error for an output that is lossy, or
     would be written over an input (its own only with --in-place) or another's output."""
-    from desktop.core.privacy.redact import image_format
-
     images: list[Path] = args.images
     if args.out is not None and len(images) > 1:
         raise CliError(
@@ -126,11 +133,8 @@ def _targets(args: argparse.Namespace) -> list[Path]:
             "copy beside it as NAME.redacted.png",
             exit_codes.USAGE,
         )
-    targets = [args.out or image.with_name(f"{image.stem}.redacted.png") for image in images]
-    try:
-        image_format(targets[0])
-    except ValueError as exc:
-        raise CliError(str(exc), exit_codes.USAGE) from None
+    targets = [args.out or _default_target(image) for image in images]
+    _check_kind(images[0], targets[0])
     inputs = {image.resolve(): image for image in images}
     if targets[0].resolve() == images[0].resolve() and not args.in_place:
         raise CliError(
@@ -157,6 +161,29 @@ def _targets(args: argparse.Namespace) -> list[Path]:
     return targets
 
 
+def _is_pdf(path: Path) -> bool:
+    return path.suffix.lower() == ".pdf"
+
+
+def _default_target(image: Path) -> Path:
+    return image.with_name(f"{image.stem}.redacted.{'pdf' if _is_pdf(image) else 'png'}")
+
+
+def _check_kind(image: Path, target: Path) -> None:
+    """A PDF's copy is a PDF; an image's a lossless image (a usage error otherwise)."""
+    from desktop.core.privacy.redact import image_format
+
+    if _is_pdf(image) or _is_pdf(target):
+        if not (_is_pdf(image) and _is_pdf(target)):
+            what = "a PDF's redacted copy is a PDF" if _is_pdf(image) else "an image's is an image"
+            raise CliError(f"Cannot write {target.name}: {what}.", exit_codes.USAGE)
+        return
+    try:
+        image_format(target)
+    except ValueError as exc:
+        raise CliError(str(exc), exit_codes.USAGE) from None
+
+
 def _patterns(args: argparse.Namespace) -> tuple[UserPattern, ...]:
     from desktop.core.privacy.patterns import compile_patterns
     from desktop.core.privacy.user_patterns import read_patterns
@@ -165,28 +192,35 @@ def _patterns(args: argparse.Namespace) -> tuple[UserPattern, ...]:
     return compile_patterns([*saved, *args.pattern])
 
 
-def _redact(image: Path, engine: OcrEngine, patterns: tuple[UserPattern, ...]) -> Redaction:
+def _redact(
+    image: Path, engine: OcrEngine, patterns: tuple[UserPattern, ...]
+) -> Redaction | PdfRedaction:
     from desktop.core.images import ImageError, load_image
     from desktop.core.privacy.redact import redact_page
+    from desktop.core.privacy.redact_pdf import redact_pdf
 
-    if image.suffix.lower() == ".pdf":
-        raise CliError(
-            f"{image.name} is a PDF: redact takes images (export the page as a PNG first)",
-            exit_codes.INPUT_PROBLEM,
-        )
     try:
+        if _is_pdf(image):
+            return redact_pdf(engine, image, patterns)
         return redact_page(engine.extract, load_image(image), patterns)
     except ImageError as exc:
         raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from None
 
 
-def _report(args: argparse.Namespace, redaction: Redaction, target: Path, name: str) -> dict:
+def _report(
+    args: argparse.Namespace, redaction: Redaction | PdfRedaction, target: Path, name: str
+) -> dict:
     """Says what was done (led by the image's `name` when there are several); the JSON
     report for --json."""
     shown = terminal_text(str(target), lines=False)
     summary = redaction.summary(shown if redaction.outcome == "redacted" else "")
     if redaction.outcome == "clean":
-        summary += f" Saved an unchanged copy (without the file's metadata) → {shown}."
+        kept = (
+            "its pages as images (without its text layer, links or metadata)"
+            if _is_pdf(target)
+            else "an unchanged copy (without the file's metadata)"
+        )
+        summary += f" Saved {kept} → {shown}."
     warning = redaction.warning()
     lead = f"{terminal_text(name, lines=False)}: " if name else ""
     quiet = args.text or args.json  # stdout holds the text or the JSON: the sentences go aside
@@ -197,23 +231,26 @@ def _report(args: argparse.Namespace, redaction: Redaction, target: Path, name: 
         "source": redaction.source_name,
         "outcome": redaction.outcome,
         "summary": redaction.summary(),
-        "spans": [s.to_json() for s in redaction.spans],
-        "leaks": [s.to_json() for s in redaction.leaks],
+        **redaction.report(),
     }
     if args.text:
-        data["text"] = redaction.result.text()
+        data["text"] = redaction.text()
     if args.text and not args.json and redaction.outcome != "leaked":
         if name:
             print(f"==> {terminal_text(name, lines=False)} <==")
-        print(terminal_text(redaction.result.text()))
+        print(terminal_text(redaction.text()))
     return data
 
 
-def _save(redaction: Redaction, target: Path) -> None:
+def _save(redaction: Redaction | PdfRedaction, target: Path) -> None:
     from desktop.core.atomic import WriteError
     from desktop.core.privacy.redact import save_image
+    from desktop.core.privacy.redact_pdf import PdfRedaction, save_pdf
 
     try:
-        save_image(redaction.image, target)
+        if isinstance(redaction, PdfRedaction):
+            save_pdf(redaction, target)
+        else:
+            save_image(redaction.image, target)
     except (WriteError, OSError) as exc:
         raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from None

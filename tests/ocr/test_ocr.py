@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from ocr_pages import TABLE, ruled_table
+from ocr_pages import TABLE, ruled_table, text_layer_pdf
 from PIL import Image, ImageDraw, ImageFont
 
 from desktop.cli import exit_codes, main, ocr_cmd, ocr_local
@@ -221,33 +221,6 @@ def test_concurrent_calls_are_serialised(engine: OcrEngine) -> None:
 
 
 # --- PDF --------------------------------------------------------------------------------------
-
-
-def text_layer_pdf(lines: list[str]) -> bytes:
-    """A one-page PDF whose text is real text (Helvetica), written by hand."""
-    shown = " ".join(f"({line}) '" for line in lines)
-    stream = f"BT /F1 14 Tf 72 740 Td 20 TL {shown} ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 def test_pdf_with_text_layer_is_read_without_ocr(engine: OcrEngine, tmp_path: Path) -> None:

@@ -139,7 +139,7 @@ def test_a_searchable_pdf_of_an_image_has_its_words_on_their_glyphs(
 def test_a_scanned_pdf_gains_a_text_layer_and_pages_with_text_pass_through(
     engine: OcrEngine, tmp_path: Path
 ) -> None:
-    from test_ocr import text_layer_pdf
+    from ocr_pages import text_layer_pdf
 
     letter, scan = tmp_path / "letter.pdf", tmp_path / "scan.pdf"
     letter.write_bytes(text_layer_pdf(["A typed letter with its own text layer."]))

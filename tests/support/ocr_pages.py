@@ -1,5 +1,5 @@
-"""Pages the OCR tests of several layers read (tests/ocr, tests/gui): a ruled table with
-known cells, drawn with the app's own page renderer's fonts."""
+"""Pages the OCR tests of several layers read (tests/ocr, tests/gui, tests/cli): a ruled table
+with known cells, drawn with the app's own page renderer's fonts; a PDF with a text layer."""
 
 from __future__ import annotations
 
@@ -33,3 +33,30 @@ def ruled_table(rows: list[list[str]]) -> Image.Image:
         x += width
         draw.line([(x, top), (x, bottom)], fill="black", width=1)
     return image
+
+
+def text_layer_pdf(lines: list[str]) -> bytes:
+    """A one-page PDF whose text is real text (Helvetica), written by hand."""
+    shown = " ".join(f"({line}) '" for line in lines)
+    stream = f"BT /F1 14 Tf 72 740 Td 20 TL {shown} ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)

@@ -32,7 +32,6 @@ from pypdf.generic import (
     IndirectObject,
     NameObject,
     NumberObject,
-    TextStringObject,
 )
 
 from desktop.core import atomic
@@ -41,6 +40,7 @@ from desktop.core.ocr import text_layer
 from desktop.core.ocr.formats import check_pdf
 from desktop.core.ocr.models import OcrDocument, OcrResult
 from desktop.core.ocr.pdf import PageCallback, PdfError, open_pdf, page_scale, read_page
+from desktop.core.ocr.pdf_objects import glyphless_font, plain_stream
 
 if TYPE_CHECKING:
     from desktop.core.ocr.engine import OcrEngine
@@ -108,6 +108,16 @@ def image_pdf_bytes(image: LoadedImage, result: OcrResult) -> bytes:
 def image_pdf(page: PageImage, result: OcrResult, file: IO[bytes]) -> None:
     """One page: the image, and the result's text invisible on its boxes."""
     writer = PdfWriter()
+    add_image_page(writer, page, result)
+    writer.write(file)
+
+
+def add_image_page(
+    writer: PdfWriter, page: PageImage, result: OcrResult, font: IndirectObject | None = None
+) -> IndirectObject:
+    """Appends a page of the image's size (at its DPI) with the result's text invisible on its
+    boxes; returns the text's font, for the writer's next pages to share."""
+    font = font or glyphless_font(writer)
     width, height = page.image.size
     points = 72.0 / page.dpi
     pdf_page = writer.add_blank_page(width * points, height * points)
@@ -115,19 +125,17 @@ def image_pdf(page: PageImage, result: OcrResult, file: IO[bytes]) -> None:
     size = _numbers(width * points, 0, 0, height * points, 0, 0)
     draw = f"q {size} cm /Im0 Do Q\n"
     to_page: Matrix = (points, 0.0, 0.0, -points, 0.0, height * points)
-    stream = _stream(draw.encode() + _overlay(result, to_page, page.image.image))
+    stream = plain_stream(draw.encode() + _overlay(result, to_page, page.image.image))
     pdf_page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
     pdf_page[NameObject("/Resources")] = DictionaryObject(
         {
             NameObject("/XObject"): DictionaryObject(
                 {NameObject("/Im0"): writer._add_object(image)}
             ),
-            NameObject("/Font"): DictionaryObject(
-                {NameObject(text_layer.RESOURCE_NAME): _font(writer)}
-            ),
+            NameObject("/Font"): DictionaryObject({NameObject(text_layer.RESOURCE_NAME): font}),
         }
     )
-    writer.write(file)
+    return font
 
 
 def _pdf_to_searchable(
@@ -156,7 +164,7 @@ def _pdf_to_searchable(
                 page.close()
             pages.append(result)
             if overlay is not None:
-                font = font or _font(writer)
+                font = font or glyphless_font(writer)
                 _add_overlay(writer, index, overlay, font)
             if on_page is not None:
                 on_page(index + 1, total)
@@ -249,8 +257,8 @@ def _add_overlay(writer: PdfWriter, index: int, overlay: bytes, font: IndirectOb
         parts = list(original)
     else:
         parts = [contents] if contents is not None else []
-    save = writer._add_object(_stream(b"q\n"))
-    text = writer._add_object(_stream(b"\nQ\n" + overlay).flate_encode())
+    save = writer._add_object(plain_stream(b"q\n"))
+    text = writer._add_object(plain_stream(b"\nQ\n" + overlay).flate_encode())
     page[NameObject("/Contents")] = ArrayObject([save, *parts, text])
     resources = page.get("/Resources")
     resources = DictionaryObject(resources.get_object() if resources is not None else {})
@@ -291,57 +299,6 @@ def _pixels_to_page(page: pdfium.PdfPage, width: int, height: int) -> Matrix:
     return ((x1 - x0) / width, (y1 - y0) / width, (x2 - x0) / height, (y2 - y0) / height, x0, y0)
 
 
-def _font(writer: PdfWriter) -> IndirectObject:
-    descriptor = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/FontDescriptor"),
-            NameObject("/FontName"): NameObject(f"/{text_layer.FONT_NAME}"),
-            NameObject("/Flags"): NumberObject(5),  # fixed-pitch-free, symbolic
-            NameObject("/FontBBox"): _array([0, text_layer.DESCENT, 1000, text_layer.ASCENT]),
-            NameObject("/ItalicAngle"): NumberObject(0),
-            NameObject("/Ascent"): NumberObject(text_layer.ASCENT),
-            NameObject("/Descent"): NumberObject(text_layer.DESCENT),
-            NameObject("/CapHeight"): NumberObject(text_layer.ASCENT),
-            NameObject("/StemV"): NumberObject(80),
-        }
-    )
-    widths = ArrayObject(
-        _array(entry) if isinstance(entry, list) else NumberObject(entry)
-        for entry in text_layer.widths_array()
-    )
-    cid_font = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/Font"),
-            NameObject("/Subtype"): NameObject("/CIDFontType2"),
-            NameObject("/BaseFont"): NameObject(f"/{text_layer.FONT_NAME}"),
-            NameObject("/CIDSystemInfo"): DictionaryObject(
-                {
-                    NameObject("/Registry"): TextStringObject("Adobe"),
-                    NameObject("/Ordering"): TextStringObject("Identity"),
-                    NameObject("/Supplement"): NumberObject(0),
-                }
-            ),
-            NameObject("/FontDescriptor"): writer._add_object(descriptor),
-            NameObject("/DW"): NumberObject(text_layer.DEFAULT_WIDTH),
-            NameObject("/W"): widths,
-            NameObject("/CIDToGIDMap"): NameObject("/Identity"),
-        }
-    )
-    font = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/Font"),
-            NameObject("/Subtype"): NameObject("/Type0"),
-            NameObject("/BaseFont"): NameObject(f"/{text_layer.FONT_NAME}"),
-            NameObject("/Encoding"): NameObject("/Identity-H"),
-            NameObject("/DescendantFonts"): ArrayObject([writer._add_object(cid_font)]),
-            NameObject("/ToUnicode"): writer._add_object(
-                _stream(text_layer.to_unicode_cmap()).flate_encode()
-            ),
-        }
-    )
-    return writer._add_object(font)
-
-
 def _image_stream(page: PageImage) -> DecodedStreamObject:
     image = page.image.image
     stream = DecodedStreamObject()
@@ -361,16 +318,6 @@ def _image_stream(page: PageImage) -> DecodedStreamObject:
         return stream
     stream.set_data(image.convert("RGB").tobytes())
     return stream.flate_encode()  # type: ignore[return-value]
-
-
-def _stream(data: bytes) -> DecodedStreamObject:
-    stream = DecodedStreamObject()
-    stream.set_data(data)
-    return stream
-
-
-def _array(values: list[int]) -> ArrayObject:
-    return ArrayObject(NumberObject(value) for value in values)
 
 
 def _dpi(value: object) -> float:

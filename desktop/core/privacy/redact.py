@@ -59,44 +59,74 @@ class Redaction:
     def summary(self, target: str = "") -> str:
         """One sentence for the user: what was redacted, or that nothing was found, or that
         nothing could be read (never silence), or what the OCR still reads."""
-        where = f" → {target}" if target else ""
         if self.outcome == "leaked":
-            names = ", ".join(f"{s.masked()} ({s.kind})" for s in self.leaks)
-            return (
-                f"Not redacted safely: the OCR still reads {names} on the filled page; "
-                "nothing was saved."
-            )
+            return leaked_sentence(self.leaks)
         if self.outcome == "unreadable":
             return (
                 "Could not read any text on this page: nothing was redacted (the page may "
                 "be blank, too small or a photo)."
             )
         if self.outcome == "clean":
-            lines = len(self.result.lines)
-            return (
-                f"Nothing to redact: the OCR read {lines} line{'s' if lines != 1 else ''} "
-                "and found no e-mail, IBAN, card or phone number"
-                f"{' or match of your patterns' if self.own_patterns else ''}."
-            )
-        count = items(self.spans)
-        return f"Redacted {count} item{'s' if count != 1 else ''} ({counted(self.spans)}){where}."
+            return clean_sentence(len(self.result.lines), self.own_patterns)
+        return redacted_sentence(self.spans, target)
 
     def warning(self) -> str | None:
         """A second sentence when part of the page could not be read (it may hide more)."""
-        if self.unsure_lines:
-            many = self.unsure_lines != 1
-            return (
-                f"{self.unsure_lines} line{'s' if many else ''} on the page could not be "
-                f"read, so {'they were' if many else 'it was'} not checked."
-            )
+        return unsure_sentence(self.unsure_lines, "on the page")
+
+    def text(self) -> str:
+        """The page's text with its items tagged."""
+        return self.result.text()
+
+    def report(self) -> dict:
+        """The spans filled and the leaks, for JSON."""
+        return {
+            "spans": [s.to_json() for s in self.spans],
+            "leaks": [s.to_json() for s in self.leaks],
+        }
+
+
+def leaked_sentence(leaks: Sequence[Span], where: str = "") -> str:
+    names = ", ".join(f"{s.masked()} ({s.kind})" for s in leaks)
+    return (
+        f"Not redacted safely: the OCR still reads {names} on the filled page{where}; "
+        "nothing was saved."
+    )
+
+
+def clean_sentence(lines: int, own_patterns: int, where: str = "") -> str:
+    return (
+        f"Nothing to redact: the OCR read {lines} line{'s' if lines != 1 else ''}{where} "
+        "and found no e-mail, IBAN, card or phone number"
+        f"{' or match of your patterns' if own_patterns else ''}."
+    )
+
+
+def redacted_sentence(spans: Sequence[Span], target: str, where: str = "") -> str:
+    count, arrow = items(spans), f" → {target}" if target else ""
+    return f"Redacted {count} item{'s' if count != 1 else ''} ({counted(spans)}){where}{arrow}."
+
+
+def unsure_sentence(lines: int, where: str) -> str | None:
+    if not lines:
         return None
+    many = lines != 1
+    return (
+        f"{lines} line{'s' if many else ''} {where} could not be read, so "
+        f"{'they were' if many else 'it was'} not checked."
+    )
 
 
 def redact_page(
-    read: Reader, image: LoadedImage, patterns: Sequence[UserPattern] = ()
+    read: Reader,
+    image: LoadedImage,
+    patterns: Sequence[UserPattern] = (),
+    first: OcrResult | None = None,
 ) -> Redaction:
-    """Find, fill, read back; see the module's docstring."""
-    first = read(image)
+    """Find, fill, read back; see the module's docstring. `first`: the page's text when it
+    is known already (a PDF page's text layer, on the pixels of `image`); the read-backs are
+    the OCR's all the same."""
+    first = first if first is not None else read(image)
     spans = place(find_spans(first, patterns), first, image.image)
     unsure = first.unsure_lines
     if not spans:
