@@ -7,7 +7,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -280,3 +280,13 @@ def _main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def page_progress() -> Callable[[int, int], None] | None:
+    """A PDF's "page 3 of 10" on stderr, rewritten in place, when stderr is a terminal."""
+    return _show_page if sys.stderr.isatty() else None
+
+
+def _show_page(done: int, total: int) -> None:
+    end = "\n" if done == total else ""
+    print(f"\rpage {done} of {total}", end=end, file=sys.stderr, flush=True)

@@ -16,7 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from desktop.cli import exit_codes
-from desktop.cli.common import CliError, ctrl_c_stops, fail, load_engine, load_images, read_images
+from desktop.cli.common import (
+    CliError,
+    ctrl_c_stops,
+    fail,
+    load_engine,
+    load_images,
+    page_progress,
+    read_images,
+)
 from desktop.cli.ocr_reply import print_reply
 from desktop.core.images import ImageError, path_problem
 from desktop.core.ocr.batch import (
@@ -124,14 +132,14 @@ def _check_format(args: argparse.Namespace) -> None:
 
 def _print_one(engine: OcrEngine, path: Path, fmt: OutputFormat) -> int:
     # On a terminal, "page N of M" while a PDF is read (a long one takes minutes).
-    on_page = _show_page if sys.stderr.isatty() else None
+    on_page = page_progress()
     reply = printed_reply(engine, path, fmt, on_page=on_page)
     return print_reply(reply, path.name, fmt)
 
 
 def _send_one(engine: OcrEngine, path: Path, fmt: OutputFormat) -> int:
     """A file format (xlsx, pdf) of one input on stdout, which is not a terminal."""
-    on_page = _show_page if sys.stderr.isatty() else None
+    on_page = page_progress()
     try:
         data = produce(fmt, engine, path, on_page=on_page).data
     except ImageError as exc:
@@ -139,11 +147,6 @@ def _send_one(engine: OcrEngine, path: Path, fmt: OutputFormat) -> int:
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
     return exit_codes.OK
-
-
-def _show_page(done: int, total: int) -> None:
-    end = "\n" if done == total else ""
-    print(f"\rpage {done} of {total}", end=end, file=sys.stderr, flush=True)
 
 
 def _run_batch(engine: OcrEngine, args: argparse.Namespace) -> int:

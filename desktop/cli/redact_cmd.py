@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli import exit_codes
-from desktop.cli.common import CliError, add_threads_option, fail, threads_error
+from desktop.cli.common import (
+    CliError,
+    add_threads_option,
+    fail,
+    page_progress,
+    threads_error,
+)
 from desktop.core import paths
 from desktop.core.terminal_text import terminal_text
 
@@ -201,7 +207,7 @@ def _redact(
 
     try:
         if _is_pdf(image):
-            return redact_pdf(engine, image, patterns)
+            return redact_pdf(engine, image, patterns, page_progress())
         return redact_page(engine.extract, load_image(image), patterns)
     except ImageError as exc:
         raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from None

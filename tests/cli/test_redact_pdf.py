@@ -19,7 +19,7 @@ from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.models import OcrLine, OcrResult
 from desktop.core.ocr.searchable_pdf import image_pdf_bytes
 from desktop.core.privacy.models import Span
-from desktop.core.privacy.redact_pdf import PageRedaction, PdfRedaction
+from desktop.core.privacy.redact_pdf import PageRedaction, PdfRedaction, redact_pdf
 from devkit import redaction_pages
 
 TYPED = [
@@ -94,6 +94,25 @@ def test_a_pdf_is_redacted_page_by_page_into_a_new_pdf(tmp_path, data_dir, capsy
     read = " ".join(engine.extract(image).text() for image in renders[:3])
     assert all(value not in read for value in values), read
     assert "Thank you" in read and "Account summary" in read
+
+
+def test_each_page_is_told_as_it_is_done(tmp_path):
+    writer = PdfWriter()
+    for _ in range(2):
+        writer.append(PdfReader(io.BytesIO(text_layer_pdf(TYPED))))
+    path = tmp_path / "two.pdf"
+    with path.open("wb") as file:
+        writer.write(file)
+    told: list[tuple[int, int]] = []
+    redaction = redact_pdf(
+        OcrEngine(), path, on_page=lambda done, total: told.append((done, total))
+    )
+    assert told == [(1, 2), (2, 2)]
+    assert [page.number for page in redaction.pages] == [1, 2]
+    assert [[span.kind for span in page.spans] for page in redaction.pages] == [
+        ["email", "iban"],
+        ["email", "iban"],
+    ]
 
 
 def test_a_pdf_goes_to_a_pdf_and_an_image_to_an_image(tmp_path, data_dir, capsys):

@@ -22,7 +22,13 @@ from desktop.core import atomic
 from desktop.core.images import load_image
 from desktop.core.ocr.formats import check_pdf
 from desktop.core.ocr.models import OcrDocument, OcrResult
-from desktop.core.ocr.pdf import open_pdf, page_scale, render_page, text_layer_result
+from desktop.core.ocr.pdf import (
+    PageCallback,
+    open_pdf,
+    page_scale,
+    render_page,
+    text_layer_result,
+)
 from desktop.core.ocr.searchable_pdf import PageImage, add_image_page
 from desktop.core.privacy.models import Span
 from desktop.core.privacy.patterns import UserPattern
@@ -127,10 +133,14 @@ class PdfRedaction:
 
 
 def redact_pdf(
-    engine: OcrEngine, path: Path, patterns: tuple[UserPattern, ...] = ()
+    engine: OcrEngine,
+    path: Path,
+    patterns: tuple[UserPattern, ...] = (),
+    on_page: PageCallback | None = None,
 ) -> PdfRedaction:
-    """Redacts every page of the PDF at `path`; see the module's docstring. Raises
-    ImageError (PdfError) for a file that cannot be opened or a page that cannot be read."""
+    """Redacts every page of the PDF at `path`; see the module's docstring; `on_page` is told
+    (pages done, pages in all) after each page. Raises ImageError (PdfError) for a file that
+    cannot be opened or a page that cannot be read."""
     name, writer = path.name, PdfWriter()
     font: IndirectObject | None = None  # the text layer's, shared by the pages
     pages: list[PageRedaction] = []
@@ -164,6 +174,8 @@ def redact_pdf(
                 return PdfRedaction(name, tuple(pages), total, b"", len(patterns))
             filled = PageImage(load_image(redaction.image, name=name), dpi=72.0 * scale)
             font = add_image_page(writer, filled, result, font)
+            if on_page is not None:
+                on_page(number, total)
     return PdfRedaction(name, tuple(pages), total, _written(writer), len(patterns))
 
 
