@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from desktop.core.ocr import int8  # noqa: E402
 from desktop.core.ocr.detection_scale import DetectorSettings  # noqa: E402
 from desktop.core.ocr.model_files import find_model_files, source_signature  # noqa: E402
-from desktop.core.ocr.ppocr import PpOcr, detector_input, recognizer_inputs  # noqa: E402
+from desktop.core.ocr.model_inputs import detector_input, recognizer_inputs  # noqa: E402
+from desktop.core.ocr.ppocr import PpOcr  # noqa: E402
 from desktop.core.ocr.rendered_pages import Page, available_fonts, named_font  # noqa: E402
 from desktop.core.ocr.text_boxes import crop_line  # noqa: E402
 

@@ -39,6 +39,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "ocr_cli_bench.py": ([], False),
     "ocr_speed_ab.py": ([], False),
     "ocr_profile.py": ([], False),
+    "ocr_rec_batches.py": ([], False),
     "ocr_isa_bench.py": ([], False),
     "ocr_baseline.py": ([], False),
     "codes_bench.py": ([], False),

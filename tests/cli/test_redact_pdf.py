@@ -132,6 +132,19 @@ def test_a_damaged_pdf_is_named_and_nothing_is_written(tmp_path, data_dir, capsy
     assert main(["redact", str(broken)]) == 4
     assert '"broken.pdf" could not be opened as a PDF' in capsys.readouterr().err
     assert not (tmp_path / "broken.redacted.pdf").exists()
+    empty = tmp_path / "empty.pdf"
+    with empty.open("wb") as file:
+        PdfWriter().write(file)
+    assert main(["redact", str(empty)]) == 4  # PDFium calls a PDF without pages damaged
+    assert '"empty.pdf" could not be opened as a PDF' in capsys.readouterr().err
+    locked = tmp_path / "locked.pdf"
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_layer_pdf(TYPED))))
+    writer.encrypt("secret")
+    with locked.open("wb") as file:
+        writer.write(file)
+    assert main(["redact", str(locked)]) == 4
+    assert "password-protected" in capsys.readouterr().err
+    assert not (tmp_path / "locked.redacted.pdf").exists()
 
 
 def _page(number: int, spans: tuple[Span, ...] = (), leaks: tuple[Span, ...] = (), *,

@@ -12,12 +12,10 @@ We drive the models ourselves rather than through `rapidocr.RapidOCR`, because:
 
 from __future__ import annotations
 
-import math
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -29,30 +27,31 @@ from desktop.core.ocr.ctc import ctc_decode, look_alike_indices
 from desktop.core.ocr.detection_scale import (
     DetectorSettings,
     detect_at_readable_scale,
-    detector_scale,
 )
 from desktop.core.ocr.marks import dashes_settled
 from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
+from desktop.core.ocr.model_inputs import (
+    REC_BATCH,
+    REC_BATCH_SIZES,
+    REC_BATCH_WIDTH,
+    REC_HEIGHT,
+    REC_WIDTH_STEP,
+    detector_input,
+    normalise,
+    rec_width,
+    recognizer_inputs,
+)
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_lines, text_quads
 from desktop.core.ocr.wide_gaps import capital_height, line_fragments, with_margin
 
-REC_HEIGHT = 48  # the recognition model's input height
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
-# Recognition inputs are padded to a multiple of this width so that OpenVINO meets the same
-# few shapes again: a new dynamic shape costs about twice a known one, and a 1280 x 800
-# screenshot read 0.3 s sooner on its first run with 128 than with 64, no slower after.
-REC_WIDTH_STEP = 128
-# One line per request: lines run in parallel streams, and no line is padded to another's
-# width (which cost more than batching saved: batches of 8 were 15% slower).
-REC_BATCH = 1
 MIN_CONFIDENCE = 0.5  # rapidocr's default text_score: below it, reads are mostly noise
 MARGIN_FLOOR = 0.4  # a read a margin may change to another text (PpOcr._read_with_margins)
 # A short read this sure is not read again with a margin: on the 28 benchmark styles' tuning
 # pages no such re-read (55 of 59) changed a text, and they were a third of a chart's reads.
 MARGIN_SURE = 0.95
-DET_MULTIPLE = 32  # the detector's input sides must be multiples of 32
 # A line's text, confidence, and the crop column of each character (None when not kept).
 Read = tuple[str, float, np.ndarray | None]
 
@@ -235,7 +234,7 @@ class PpOcr:
                     columns = None
                     if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
                         steps = (steps + 0.5) * tensor.shape[-1] / len(scores)  # tensor columns
-                        columns = steps * crops[index].shape[1] / _rec_width(crops[index])
+                        columns = steps * crops[index].shape[1] / rec_width(crops[index])
                     results[index] = text, score, columns
 
         list(self._workers.map(work, requests))
@@ -270,7 +269,9 @@ class PpOcr:
 
         def work(request: ov.InferRequest) -> None:
             for width in widths:
-                request.infer([np.zeros((REC_BATCH, 3, REC_HEIGHT, width), np.float32)])
+                sizes = REC_BATCH_SIZES if width <= REC_BATCH_WIDTH else (REC_BATCH,)
+                for size in sizes:
+                    request.infer([np.zeros((size, 3, REC_HEIGHT, width), np.float32)])
 
         list(self._workers.map(work, self._rec_requests))
 
@@ -283,53 +284,14 @@ class PpOcr:
             chunk = crops[start : start + REC_BATCH]
             tensor = np.zeros((len(chunk), 3, height, width), dtype=np.float32)
             for row, crop in enumerate(chunk):
-                fitted = min(width, _rec_width(crop))
-                tensor[row, :, :, :fitted] = _normalise(cv2.resize(crop, (fitted, height)))
+                fitted = min(width, rec_width(crop))
+                tensor[row, :, :, :fitted] = normalise(cv2.resize(crop, (fitted, height)))
             self._cls.infer([tensor])
             probabilities = self._cls.get_output_tensor().data
             for row, (_, flipped) in enumerate(probabilities):
                 if flipped > 0.9:
                     upright[start + row] = cv2.rotate(crops[start + row], cv2.ROTATE_180)
         return upright
-
-
-@dataclass(frozen=True)
-class DetectorView:
-    tensor: np.ndarray  # 1 x 3 x H x W, normalised to -1..1
-    scale: np.ndarray  # (x, y) factors from image pixels to tensor pixels
-    pad: int  # background margin around the scaled image, in tensor pixels
-
-
-def detector_input(bgr: np.ndarray, settings: DetectorSettings, zoom: float = 1.0) -> DetectorView:
-    """The image scaled to multiples of 32 and framed by a margin of its background colour
-    (text touching the border is then still detected)."""
-    height, width = bgr.shape[:2]
-    scale = detector_scale(height, width, settings, zoom)
-    det_w = max(DET_MULTIPLE, round(width * scale / DET_MULTIPLE) * DET_MULTIPLE)
-    det_h = max(DET_MULTIPLE, round(height * scale / DET_MULTIPLE) * DET_MULTIPLE)
-    resized = cv2.resize(bgr, (det_w, det_h), interpolation=cv2.INTER_LINEAR)
-    pad = DET_MULTIPLE // 2
-    padded = cv2.copyMakeBorder(
-        resized, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=_border_colour(bgr)
-    )
-    tensor = _normalise(padded)[np.newaxis]
-    return DetectorView(tensor, np.array([det_w / width, det_h / height], np.float32), pad)
-
-
-def recognizer_inputs(crops: Sequence[np.ndarray]) -> Iterator[tuple[list[int], np.ndarray]]:
-    """Batches of line crops as (crop indices, N x 3 x 48 x W tensor), similar widths together."""
-    widths = [_rec_width(crop) for crop in crops]
-    # Longest first: the parallel streams then finish together instead of one of them
-    # starting the longest line last.
-    order = sorted(range(len(crops)), key=widths.__getitem__, reverse=True)
-    for start in range(0, len(order), REC_BATCH):
-        batch = order[start : start + REC_BATCH]
-        padded_width = math.ceil(widths[batch[0]] / REC_WIDTH_STEP) * REC_WIDTH_STEP
-        tensor = np.zeros((len(batch), 3, REC_HEIGHT, padded_width), dtype=np.float32)
-        for row, index in enumerate(batch):
-            line = cv2.resize(crops[index], (widths[index], REC_HEIGHT))
-            tensor[row, :, :, : widths[index]] = _normalise(line)
-        yield batch, tensor
 
 
 def _join_reads(reads: list[Read]) -> Read:
@@ -350,21 +312,6 @@ def _drop_final_softmax(model: ov.Model) -> bool:
     model.add_outputs([last.input_value(0)])
     model.remove_result(result)
     return True
-
-
-def _rec_width(crop: np.ndarray) -> int:
-    height, width = crop.shape[:2]
-    return max(REC_HEIGHT // 4, math.ceil(REC_HEIGHT * width / max(height, 1)))
-
-
-def _normalise(bgr: np.ndarray) -> np.ndarray:
-    return bgr.astype(np.float32).transpose(2, 0, 1) / 127.5 - 1.0
-
-
-def _border_colour(bgr: np.ndarray) -> tuple[int, int, int]:
-    edges = np.concatenate([bgr[0], bgr[-1], bgr[:, 0], bgr[:, -1]])
-    blue, green, red = (int(channel) for channel in np.median(edges, axis=0))
-    return blue, green, red
 
 
 def _writable(folder: Path) -> bool:
