@@ -1,5 +1,5 @@
 """The command line's tests: a models folder holding the tiny converted model (and nothing
-else), and a screenshot to ask about."""
+else), a screenshot to ask about, and an empty data folder of their own."""
 
 from __future__ import annotations
 
@@ -24,3 +24,11 @@ def screenshot(sample_image, tmp_path: Path) -> Path:
     path = tmp_path / "screenshot.png"
     sample_image.save(path)
     return path
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    monkeypatch.setenv("DESKLENS_DATA_DIR", str(folder))
+    return folder

@@ -21,14 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    monkeypatch.setenv("DESKLENS_DATA_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def letter(tmp_path: Path) -> tuple[Path, redaction_pages.RedactionPage]:
     page = redaction_pages.page(11)
     path = tmp_path / "letter.png"

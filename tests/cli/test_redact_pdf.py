@@ -30,14 +30,6 @@ TYPED = [
 ]
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    monkeypatch.setenv("DESKLENS_DATA_DIR", str(folder))
-    return folder
-
-
 def _image_page(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, "PDF", resolution=96)

@@ -50,11 +50,7 @@ class Redaction:
 
     @property
     def outcome(self) -> Outcome:
-        if self.leaks:
-            return "leaked"
-        if self.spans:
-            return "redacted"
-        return "clean" if self.result.lines or self.result.codes else "unreadable"
+        return outcome_of(self.spans, self.leaks, bool(self.result.lines or self.result.codes))
 
     def summary(self, target: str = "") -> str:
         """One sentence for the user: what was redacted, or that nothing was found, or that
@@ -84,6 +80,15 @@ class Redaction:
             "spans": [s.to_json() for s in self.spans],
             "leaks": [s.to_json() for s in self.leaks],
         }
+
+
+def outcome_of(spans: Sequence[Span], leaks: Sequence[Span], read: bool) -> Outcome:
+    """Leaked over redacted over clean (text was `read`) over unreadable."""
+    if leaks:
+        return "leaked"
+    if spans:
+        return "redacted"
+    return "clean" if read else "unreadable"
 
 
 def leaked_sentence(leaks: Sequence[Span], where: str = "") -> str:

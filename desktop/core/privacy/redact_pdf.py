@@ -36,6 +36,7 @@ from desktop.core.privacy.redact import (
     Outcome,
     clean_sentence,
     leaked_sentence,
+    outcome_of,
     redact_page,
     redacted_sentence,
     unsure_sentence,
@@ -80,12 +81,8 @@ class PdfRedaction:
 
     @property
     def outcome(self) -> Outcome:
-        if self.leaks:
-            return "leaked"
-        if self.spans:
-            return "redacted"
         readable = any(page.outcome != "unreadable" for page in self.pages)
-        return "clean" if readable else "unreadable"
+        return outcome_of(self.spans, self.leaks, readable)
 
     def summary(self, target: str = "") -> str:
         """One sentence, as `Redaction.summary`, that counts pages."""
