@@ -5,9 +5,9 @@ redacted page by page into a new PDF of the filled pages (`privacy/redact_pdf.py
 Never silent: a page with nothing to redact says what the OCR read, a page it could not read
 says that, and a page on which the OCR still reads a filled item fails (exit 1) with nothing
 written. The input is never overwritten unless `--in-place` asks for it. Several images are
-read by one OCR engine, each saved beside it as NAME.redacted.png (.pdf for a PDF); each
-says what was done,
-one that fails does not stop the others, and the exit status is the most serious of theirs.
+read by one OCR engine, each saved beside it as NAME.redacted.png (.pdf for a PDF); each says
+what was done, one that fails does not stop the others, and the exit status is the most
+serious of theirs.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def render_pages(
         for index in range(total if limit is None else min(total, limit)):
             page = document[index]
             try:
-                images.append(render_page(page, name, index + 1))
+                images.append(render_at(page, page_scale(page, name, index + 1)))
             finally:
                 page.close()
         return images, total
@@ -107,38 +107,35 @@ def page_scale(page: pdfium.PdfPage, name: str, number: int) -> float:
     return scale
 
 
-def _render(page: pdfium.PdfPage, scale: float) -> Image.Image:
+def render_at(page: pdfium.PdfPage, scale: float) -> Image.Image:
+    """The page as RGB pixels at `scale` (`page_scale`'s)."""
     return page.render(scale=scale).to_pil().convert("RGB")
 
 
 def read_page(engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int) -> OcrResult:
     """The page's text: its text layer's, else the OCR's of its rendering."""
     started = time.perf_counter()
-    result = text_layer_result(engine, page, name, number)
+    scale = page_scale(page, name, number)
+    result = text_layer_result(engine, page, scale, name)
     if result is None:
-        result = engine.extract(load_image(render_page(page, name, number), name=name))
+        result = engine.extract(load_image(render_at(page, scale), name=name))
         result.seconds = time.perf_counter() - started
-        result.page = number
+    result.page = number
     return result
 
 
-def render_page(page: pdfium.PdfPage, name: str, number: int) -> Image.Image:
-    """The page as RGB pixels at its scale (`page_scale`)."""
-    return _render(page, page_scale(page, name, number))
-
-
 def text_layer_result(
-    engine: OcrEngine, page: pdfium.PdfPage, name: str, number: int
+    engine: OcrEngine, page: pdfium.PdfPage, scale: float, name: str
 ) -> OcrResult | None:
-    """The page's text layer laid out on the pixels of its rendering; None without one."""
+    """The page's text layer laid out on the pixels of its rendering at `scale`; None
+    without one."""
     started = time.perf_counter()
-    scale = page_scale(page, name, number)
     fragments = _text_layer(page, scale)
     if fragments is None:
         return None
     size = _rendered_size(page, scale)
     result = engine.result_from_fragments(fragments, size, started=started, source_name=name)
-    result.text_layer, result.page = True, number
+    result.text_layer = True
     return result
 
 

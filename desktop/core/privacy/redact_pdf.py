@@ -26,7 +26,7 @@ from desktop.core.ocr.pdf import (
     PageCallback,
     open_pdf,
     page_scale,
-    render_page,
+    render_at,
     text_layer_result,
 )
 from desktop.core.ocr.searchable_pdf import PageImage, add_image_page
@@ -147,9 +147,9 @@ def redact_pdf(
             number = index + 1
             page = document[index]
             try:
-                image = load_image(render_page(page, name, number), name=name)
                 scale = page_scale(page, name, number)
-                first = text_layer_result(engine, page, name, number)
+                image = load_image(render_at(page, scale), name=name)
+                first = text_layer_result(engine, page, scale, name)
             finally:
                 page.close()
             if first is not None and not find_spans(first, patterns):
