@@ -42,6 +42,7 @@ from desktop.gui.flows.redacting import RedactFlow
 from desktop.gui.flows.rewinding import RewindFlow
 from desktop.gui.flows.session import ConversationSession
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.lifetimes import GuiCollector, run_dialog
 from desktop.gui.panels.chat_page import ChatPage
 from desktop.gui.panels.settings_dialog import SettingsDialog
 from desktop.gui.settings import AppSettings, SettingsStore
@@ -82,6 +83,9 @@ class MainWindow(QMainWindow):
         self.settings_store = settings_store
         self.settings = settings
         self._closed = False
+        # First: from here on, Qt objects in cycles die on this thread only (lifetimes.py).
+        self.collector = GuiCollector(self)
+        self.collector.start()
 
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
@@ -242,6 +246,7 @@ class MainWindow(QMainWindow):
         self.chat.clear()
         self.session.open(conversation_id)  # the flows follow (the answer is detached)
         self.chat.show_transcript(self.session.transcript, self.actions_hub)
+        self.rewinding.offer_unanswered()
         if conversation_id is None:  # New chat: the last one's unsent images stay with it
             self.composer.clear_images()
             self.composer.focus_editor()
@@ -300,7 +305,7 @@ class MainWindow(QMainWindow):
             dialog.model_edit.setPlaceholderText(f"{models.explicit_model} (given with --model)")
         if server:
             dialog.source.server_radio.setChecked(True)
-        if dialog.exec():
+        if run_dialog(dialog):
             self.apply_settings(dialog.result_settings(), dialog.result_server())
 
     def save_settings(self, settings: AppSettings) -> None:
@@ -381,4 +386,5 @@ class MainWindow(QMainWindow):
                 worker.release()  # models and their threads go now, not at interpreter exit
             QThreadPool.globalInstance().waitForDone()  # image intake tasks
             self.store.close()
+            self.collector.stop()  # no thread of ours runs Python now
         super().closeEvent(event)

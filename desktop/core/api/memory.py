@@ -13,7 +13,7 @@ import ctypes.util
 import gc
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from desktop.core.images import LoadedImage
@@ -22,6 +22,17 @@ LARGE_PIXELS = 8_000_000  # above a 4K screenshot: worth giving the memory back
 # How long the give-back waits for the engine's owner thread to let a chat request go (it
 # ends a cancelled answer at its next token; a stuck one must not hold a server thread).
 OWNER_WAIT_S = 60.0
+
+
+# Where the cyclic collector runs. The app confines it to its GUI thread (Qt objects found in
+# a cycle must die there: desktop/gui/lifetimes.py) and sets this while its window lives.
+_collect: Callable[[], object] = gc.collect
+
+
+def collect_with(collect: Callable[[], object] | None) -> None:
+    """Runs the give-back's collection through `collect` (None: `gc.collect` here)."""
+    global _collect
+    _collect = collect or gc.collect
 
 
 def large(images: Iterable[LoadedImage]) -> bool:
@@ -34,7 +45,7 @@ def give_back(after: threading.Event | None = None) -> None:
     went out (memory freed after the trim would stay with the process)."""
     if after is not None:
         after.wait(OWNER_WAIT_S)
-    gc.collect()
+    _collect()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

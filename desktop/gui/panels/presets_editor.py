@@ -32,6 +32,7 @@ from desktop.core.user_presets import (
 )
 from desktop.gui.flows.own_presets import OwnPresetsFlow
 from desktop.gui.flows.save_as import SAVE_FOLDER
+from desktop.gui.lifetimes import run_dialog
 from desktop.gui.widgets.basics import ok_cancel_buttons, push_button
 from desktop.gui.workers.storage_worker import StorageController
 
@@ -261,7 +262,7 @@ class PresetsRow(QWidget):
 
     def open_editor(self) -> None:
         editor = PresetsEditor(self._flow.book, self._flow.storage, self)
-        if editor.exec():
+        if run_dialog(editor):
             self._flow.replace(editor.book)
             self._show_count()
 

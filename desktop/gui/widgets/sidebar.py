@@ -269,3 +269,4 @@ class Sidebar(QWidget):
         menu.addAction("Rename", lambda: self._rename(item))
         menu.addAction("Delete", lambda: self._delete(item))
         menu.exec(self.list.viewport().mapToGlobal(position))
+        menu.deleteLater()  # a child of the list: it would stay until the window goes
