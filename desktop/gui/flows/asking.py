@@ -73,8 +73,7 @@ class AskFlow(QObject):
         self.editing: int | None = None  # Send replaces this question's entry (edit, resend)
         self.preset_book = PresetBook()  # the user's own prompts (desktop/gui/flows/own_presets.py)
         self.ocr_engine: Callable[[], OcrEngine] | None = None  # for grounded questions
-        # The readability guard's "More detail" for these images, and its reads of them
-        # (flows/legibility_check.py).
+        # The readability guard's "More detail" for images, its reads (legibility_check.py).
         self.image_detail: Callable[[Sequence[ImageRef]], int | None] = lambda _images: None
         self.image_reads: Callable[[Sequence[ImageRef]], tuple[KnownRead, ...]] = lambda _images: ()
         self.send_gate: Callable[..., bool] = lambda *_args: False  # True: it holds the question
@@ -263,9 +262,9 @@ class AskFlow(QObject):
         return asking
 
     def _drop_from(self, entry: Entry) -> bool:
-        """Removes `entry` and every later one from the chat, after asking when later
-        questions or extractions would go too. False: not stored yet, or the user said no
-        (an error may be unstored: its question is asked again all the same)."""
+        """Removes `entry` (a question: its no-answer card) and every later one, after asking
+        when later questions or extractions would go too. False: not stored yet, or the user
+        said no (an error may be unstored: its question is asked again all the same)."""
         parts = self._parts
         if self._is_busy():
             return False
@@ -278,8 +277,9 @@ class AskFlow(QObject):
         extractions = sum(e.role is Role.OCR for e in later)
         if (questions or extractions) and not confirm_drop(parts.chat, questions, extractions):
             return False
-        transcript.drop_from(entry.id)
-        parts.chat.remove_from(entry.id)
+        if entry.role is not Role.USER:
+            transcript.drop_from(entry.id)
+        (parts.chat.remove_after if entry.role is Role.USER else parts.chat.remove_from)(entry.id)
         return True
 
     def _submit(self, request: AskRequest) -> None:

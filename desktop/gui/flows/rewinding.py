@@ -12,11 +12,18 @@ from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QWidget
 
+from desktop.core.conversation.transcript import Entry, Transcript
+from desktop.core.history import Role
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import flat_button
+from desktop.gui.widgets.messages import ErrorMessage
 from desktop.gui.widgets.region_picker import regions_by_image
 
+UNANSWERED_TEXT = (
+    "No answer: DeskLens was closed or stopped before it answered this question. Nothing you "
+    "typed is lost: ask it again."
+)
 EDITING_TEXT = "Editing your question: Send asks it again in its place (later turns go)."
 
 
@@ -57,6 +64,20 @@ class RewindFlow(QObject):
     @Slot(int)
     def regenerate(self, entry_id: int) -> None:
         self._asking.regenerate(entry_id)
+
+    def offer_unanswered(self) -> None:
+        """Under a chat's last question that has no answer (the app was closed, killed or
+        crashed while it answered), Retry and Regenerate; not while it is being answered."""
+        parts = self._parts
+        question = unanswered(parts.session.transcript)
+        running = self._asking.request
+        if question is None or question.message_id is None:
+            return
+        if running is not None and running.chat == parts.session.chat:
+            return
+        note = ErrorMessage(UNANSWERED_TEXT, parts.actions, retry=True, regenerate=True)
+        note.entry_id = question.id  # both ask this question again, in its place
+        parts.chat.add(note)
 
     @Slot(int)
     def edit(self, entry_id: int) -> None:
@@ -115,3 +136,9 @@ class RewindFlow(QObject):
         ):
             return self.edit_last()
         return super().eventFilter(watched, event)
+
+
+def unanswered(transcript: Transcript) -> Entry | None:
+    """The last entry, when it is a question (nothing answered it, nothing followed)."""
+    entries = transcript.entries
+    return entries[-1] if entries and entries[-1].role is Role.USER else None

@@ -151,6 +151,13 @@ class ChatView(QScrollArea):
             for message in self._messages[self._messages.index(first) :]:
                 self.remove(message)
 
+    def remove_after(self, entry_id: int) -> None:
+        """Takes every widget after the entry's out of the view (a card about it)."""
+        first = self.widget_for(entry_id)
+        if first is not None:
+            for message in self._messages[self._messages.index(first) + 1 :]:
+                self.remove(message)
+
     def show_prompt(self, entry: Entry) -> None:
         """A question's composed prompt is known now (its answer came back)."""
         widget = self.widget_for(entry.id)

@@ -356,8 +356,10 @@ class ErrorMessage(MessageWidget):
         text: str,
         actions: ChatActions | None = None,
         retry: bool = False,
+        regenerate: bool = False,
     ) -> None:
-        """`retry`: it answered a question that can be asked again (a Retry button)."""
+        """`retry`: it answered a question that can be asked again (a Retry button);
+        `regenerate`: a Regenerate button too (a question left without any answer)."""
         super().__init__("errorBubble")
         self.bubble.setAccessibleName("Error")
         self._text = text
@@ -368,6 +370,10 @@ class ErrorMessage(MessageWidget):
             button = flat_button("Retry", "Send the question again")
             button.clicked.connect(lambda: self._emit(actions.retry))
             buttons.append(button)
+        if actions is not None and regenerate:
+            again = flat_button("Regenerate", "Answer this question again")
+            again.clicked.connect(lambda: self._emit(actions.regenerate))
+            buttons.append(again)
         self._footer(*buttons, copy_button(self.text, "error message"))
 
     def text(self) -> str:
