@@ -53,6 +53,8 @@ def normalized_url(url: str, *, insecure: bool = False) -> str:
     if "://" not in text:
         text = "http://" + text
     not_an_address = RemoteError(f"{url!r} is not a server address (e.g. http://10.0.0.5:8000/v3).")
+    if not text.isprintable() or any(c.isspace() for c in text):  # the HTTP client's traceback
+        raise not_an_address
     try:
         parts = urlsplit(text)
         parts.hostname  # noqa: B018  (an unclosed "[" raises only here)

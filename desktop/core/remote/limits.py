@@ -4,11 +4,15 @@ The openai client reads an error body whole and joins a `data:` line until its n
 server could fill the memory with one 200 MB line or body. Every response passes through
 `CappedTransport`: an error body is cut at ERROR_BODY_BYTES (its message is a sentence's worth),
 a stream ends with `BadReply` (a sentence) at a line longer than LINE_BYTES or an answer past
-STREAM_BYTES. The answer's length in tokens is held by the engine (`_Reply`).
+STREAM_BYTES. The answer's length in tokens is held by the engine (`_Reply`). A compressed
+body is inflated here, a piece at a time, so that the caps count the bytes it inflates to (a
+gzip body of a 400 MB line is 400 KB on the wire); an encoding other than gzip or deflate is
+refused, since it could not be inflated piece by piece.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 
 import httpx2
@@ -16,6 +20,8 @@ import httpx2
 LINE_BYTES = 1 << 20  # one SSE line (one event's JSON): a chunk of a few tokens is < 1 KB
 STREAM_BYTES = 64 << 20  # a whole streamed answer, its JSON framing included
 ERROR_BODY_BYTES = 64 << 10  # an error's body: its message is read from the first 64 KB
+INFLATED_PIECE = 64 << 10  # a compressed body is inflated this many bytes at a time
+_ENCODINGS = ("gzip", "x-gzip", "deflate")
 
 
 class BadReply(Exception):
@@ -27,14 +33,51 @@ class CappedTransport(httpx2.HTTPTransport):
     """httpx2 (the openai client's HTTP layer), every response body capped (the docstring above)."""
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.headers["Accept-Encoding"] = "gzip, deflate"  # the two inflated piece by piece
         response = super().handle_request(request)
         stream = response.stream
         assert isinstance(stream, httpx2.SyncByteStream)
+        encodings = response.headers.get_list("content-encoding", split_commas=True)
+        if encodings:
+            del response.headers["content-encoding"]  # inflated here: the client must not again
+            for encoding in reversed(encodings):
+                stream = _Inflated(stream, encoding.strip().lower())
         if response.status_code >= 400:
             response.stream = _Capped(stream, total=ERROR_BODY_BYTES, cut=True)
         else:
             response.stream = _Capped(stream, total=STREAM_BYTES, line=LINE_BYTES)
         return response
+
+
+class _Inflated(httpx2.SyncByteStream):
+    """A gzip or deflate body inflated INFLATED_PIECE bytes at a time (never a bomb at once)."""
+
+    def __init__(self, inner: httpx2.SyncByteStream, encoding: str) -> None:
+        self.inner, self.encoding = inner, encoding
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self.encoding == "identity":
+            yield from self.inner
+            return
+        if self.encoding not in _ENCODINGS:
+            raise BadReply(
+                f"it sent its answer in an encoding DeskLens does not read ({self.encoding[:20]!r})"
+            )
+        inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or zlib header
+        try:
+            for part in self.inner:
+                while part:
+                    piece = inflater.decompress(part, INFLATED_PIECE)
+                    part = inflater.unconsumed_tail
+                    if piece:
+                        yield piece
+            if tail := inflater.flush():
+                yield tail
+        except zlib.error:
+            raise BadReply(f"it sent a {self.encoding} body that does not inflate") from None
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class _Capped(httpx2.SyncByteStream):
