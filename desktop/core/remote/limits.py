@@ -12,8 +12,12 @@ refused, since it could not be inflated piece by piece.
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
 import zlib
 from collections.abc import Iterator
+from functools import partial
 
 import httpx2
 
@@ -32,9 +36,33 @@ class BadReply(Exception):
 class CappedTransport(httpx2.HTTPTransport):
     """httpx2 (the openai client's HTTP layer), every response body capped (the docstring above)."""
 
+    def __init__(self) -> None:
+        # A connection of its own per request, so that its socket is known (`_opened`): a read
+        # timeout restarts at every byte, and headers trickled a byte at a time would hold the
+        # client for hours; here they must all come within the read timeout.
+        super().__init__(limits=httpx2.Limits(max_keepalive_connections=0))
+
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         request.headers["Accept-Encoding"] = "gzip, deflate"  # the two inflated piece by piece
-        response = super().handle_request(request)
+        opened: list[socket.socket] = []
+        request.extensions = {**request.extensions, "trace": partial(_opened, opened)}
+        limit = (request.extensions.get("timeout") or {}).get("read")
+        late = threading.Event()
+        timer = threading.Timer(limit or 0, _cut, (opened, late))
+        if limit:
+            timer.daemon = True
+            timer.start()
+        try:
+            response = super().handle_request(request)
+        except httpx2.TransportError:
+            if late.is_set():
+                raise _headers_late(request, limit) from None
+            raise
+        finally:
+            timer.cancel()
+        if late.is_set():  # complete just as the time ran out: the socket is shut already
+            response.close()
+            raise _headers_late(request, limit)
         stream = response.stream
         assert isinstance(stream, httpx2.SyncByteStream)
         encodings = response.headers.get_list("content-encoding", split_commas=True)
@@ -47,6 +75,26 @@ class CappedTransport(httpx2.HTTPTransport):
         else:
             response.stream = _Capped(stream, total=STREAM_BYTES, line=LINE_BYTES)
         return response
+
+
+def _opened(sockets: list[socket.socket], event: str, info: dict) -> None:
+    """httpcore's trace: keeps the socket of the connection the request opened."""
+    if event.endswith(".connect_tcp.complete"):
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            sockets.append(sock)
+
+
+def _cut(sockets: list[socket.socket], late: threading.Event) -> None:
+    late.set()
+    for sock in sockets:  # shut down, a blocked read ends at once (a close would not wake it)
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _headers_late(request: httpx2.Request, limit: float) -> httpx2.ReadTimeout:
+    return httpx2.ReadTimeout(f"its reply's headers took more than {limit:g} s", request=request)
 
 
 class _Inflated(httpx2.SyncByteStream):
