@@ -191,15 +191,17 @@ def x_server_answers(display: str) -> bool:
     host, number = match["host"], int(match["number"])
     if host in ("", "unix"):
         path = f"/tmp/.X11-unix/X{number}"
-        targets = [(socket.AF_UNIX, address) for address in ("\0" + path, path)]
+        targets: list[tuple[int, str | tuple]] = [
+            (socket.AF_UNIX, at) for at in ("\0" + path, path)
+        ]
     else:
         targets = _tcp_addresses(host, 6000 + number, deadline)
     return any(_x_replies(family, address, deadline) for family, address in targets)
 
 
-def _tcp_addresses(host: str, port: int, deadline: float) -> list[tuple[int, object]]:
+def _tcp_addresses(host: str, port: int, deadline: float) -> list[tuple[int, str | tuple]]:
     """The host's addresses, looked up within the deadline (a resolver may hang for long)."""
-    found: list[tuple[int, object]] = []
+    found: list[tuple[int, str | tuple]] = []
 
     def look_up() -> None:
         try:
@@ -214,7 +216,7 @@ def _tcp_addresses(host: str, port: int, deadline: float) -> list[tuple[int, obj
     return list(found) if not lookup.is_alive() else []
 
 
-def _x_replies(family: int, address: object, deadline: float) -> bool:
+def _x_replies(family: int, address: str | tuple, deadline: float) -> bool:
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         try:
             probe.settimeout(max(0.01, deadline - time.monotonic()))

@@ -157,7 +157,7 @@ def _regions(value: object, images: Sequence[LoadedImage]) -> tuple[Region, ...]
             count = f"{len(images)} image{'' if len(images) == 1 else 's'}"
             raise invalid(
                 f"A region names image {region.image}, but the last user message has {count} "
-                f"(\"image\" counts them from 0).",
+                f'("image" counts them from 0).',
                 "regions",
             )
     try:

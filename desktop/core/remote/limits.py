@@ -18,6 +18,7 @@ import threading
 import zlib
 from collections.abc import Iterator
 from functools import partial
+from typing import Any
 
 import httpx2
 
@@ -46,9 +47,9 @@ class CappedTransport(httpx2.HTTPTransport):
         request.headers["Accept-Encoding"] = "gzip, deflate"  # the two inflated piece by piece
         opened: list[socket.socket] = []
         request.extensions = {**request.extensions, "trace": partial(_opened, opened)}
-        limit = (request.extensions.get("timeout") or {}).get("read")
+        limit = float((request.extensions.get("timeout") or {}).get("read") or 0)
         late = threading.Event()
-        timer = threading.Timer(limit or 0, _cut, (opened, late))
+        timer = threading.Timer(limit, _cut, (opened, late))
         if limit:
             timer.daemon = True
             timer.start()
@@ -77,7 +78,7 @@ class CappedTransport(httpx2.HTTPTransport):
         return response
 
 
-def _opened(sockets: list[socket.socket], event: str, info: dict) -> None:
+def _opened(sockets: list[socket.socket], event: str, info: dict[str, Any]) -> None:
     """httpcore's trace: keeps the socket of the connection the request opened."""
     if event.endswith(".connect_tcp.complete"):
         stream = info.get("return_value")
