@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from desktop.core.ocr import OcrEngine
 
 
+OWNER_STOP_S = 3.0  # SIGTERM ends `serve --api` within seconds, whatever the engine is doing
+
+
 def add_api_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("local API")
     group.add_argument(
@@ -56,8 +59,10 @@ class RunningApi:
     owner: EngineThread
 
     def stop(self) -> None:
-        self.server.stop()  # refuses what waits, ends what runs at its next token
-        self.owner.stop()
+        self.server.stop()  # refuses what waits, answers what runs with a 503
+        # The answer under way ends at its next token; a step that has none (a long prefill)
+        # is not waited for: the owner is a daemon thread, and the process ends without it.
+        self.owner.stop(OWNER_STOP_S)
 
 
 def start_api(args: argparse.Namespace, ocr: OcrEngine, say: Callable[[str], None]) -> RunningApi:

@@ -54,12 +54,13 @@ def run(args: argparse.Namespace) -> int:
     # The window of this data folder ($DESKLENS_DATA_DIR, as for `desklens ocr`).
     if ask_open_app_to_capture(args.mode):
         return exit_codes.OK  # the window captures; its note says what happened
+    from desktop.core.terminal_text import terminal_text
     from desktop.gui.platform_check import forget_dead_wayland, platform_problem
 
     problem = platform_problem()
     forget_dead_wayland()  # after the check, which names it when nothing else is left
     if problem is not None:
-        print(f"desklens capture: error: {problem}", file=sys.stderr)
+        print(f"desklens capture: error: {terminal_text(problem)}", file=sys.stderr)
         return exit_codes.FAILED
     from desktop.gui.capture.standalone import capture_once
 

@@ -41,12 +41,13 @@ def run(args: argparse.Namespace) -> int:
         print(handed_over_line(len(args.files), model))  # not silence: say what happened
         return 0
     # Qt aborts the process when its platform plugin cannot load: check first, say why.
+    from desktop.core.terminal_text import terminal_text
     from desktop.gui.platform_check import forget_dead_wayland, platform_problem
 
     problem = platform_problem()
     forget_dead_wayland()  # after the check, which names it when nothing else is left
     if problem is not None:
-        print(f"desklens: error: {problem}", file=sys.stderr)
+        print(f"desklens: error: {terminal_text(problem)}", file=sys.stderr)
         return exit_codes.FAILED
     from desktop.gui.app import run as run_gui  # Qt is imported only when the GUI starts
 

@@ -10,6 +10,7 @@ import threading
 from typing import TextIO
 
 from desktop.core.model_setup.progress import Progress, describe
+from desktop.core.terminal_text import terminal_text
 
 MODES = ("auto", "bar", "lines", "json")
 LINE_STEP = 0.05  # plain lines: one per 5 % of the bytes
@@ -46,7 +47,7 @@ class Reporter:
                 self._event("step", text=text)
             else:
                 self._end_bar()
-                self._emit(f"{text}\n")
+                self._emit(f"{terminal_text(text)}\n")
 
     def progress(self, progress: Progress) -> None:
         with self._lock:
@@ -63,11 +64,13 @@ class Reporter:
                 width = max(10, min(40, shutil.get_terminal_size().columns - 60))
                 filled = int(progress.fraction * width)
                 bar = "#" * filled + "-" * (width - filled)
-                line = f"[{bar}] {progress.fraction:4.0%}  {describe(progress)}"
+                said = terminal_text(describe(progress), lines=False)
+                line = f"[{bar}] {progress.fraction:4.0%}  {said}"
                 self._emit(f"\r{line:<{width + 58}}")
                 self._bar_shown = True
             elif progress.fraction >= self._next_line or progress.done == progress.total:
-                self._emit(f"{progress.fraction:.0%}  {describe(progress)}\n")
+                said = terminal_text(describe(progress), lines=False)
+                self._emit(f"{progress.fraction:.0%}  {said}\n")
                 self._next_line = progress.fraction + LINE_STEP
 
     def done(self, folder: str, text: str) -> None:
@@ -76,7 +79,7 @@ class Reporter:
             if self.mode == "json":
                 self._event("done", folder=folder, text=text)
             else:
-                self._emit(f"{text}\n")
+                self._emit(f"{terminal_text(text)}\n")
 
     def failed(self, text: str, code: int) -> None:
         """The one sentence: stderr for people, an event for the app."""
@@ -85,4 +88,4 @@ class Reporter:
             if self.mode == "json":
                 self._event("error", text=text, code=code)
             else:
-                print(f"desklens models: {text}", file=sys.stderr, flush=True)
+                print(f"desklens models: {terminal_text(text)}", file=sys.stderr, flush=True)

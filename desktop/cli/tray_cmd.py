@@ -40,12 +40,13 @@ def run(args: argparse.Namespace) -> int:
         except ShortcutError as exc:
             print(f"desklens tray: error: {exc}", file=sys.stderr)
             return exit_codes.USAGE
+    from desktop.core.terminal_text import terminal_text
     from desktop.gui.platform_check import forget_dead_wayland, platform_problem
 
     problem = platform_problem()  # Qt aborts the process when its platform plugin cannot load
     forget_dead_wayland()
     if problem is not None:
-        print(f"desklens tray: error: {problem}", file=sys.stderr)
+        print(f"desklens tray: error: {terminal_text(problem)}", file=sys.stderr)
         return exit_codes.FAILED
     from desktop.gui.tray.standalone import run_tray
 

@@ -109,7 +109,7 @@ def check_region_count(regions: Sequence[Region], image_count: int) -> None:
     if len(regions) > MAX_REGIONS:
         raise RegionError(f"At most {MAX_REGIONS} regions per question (got {len(regions)}).")
     for region in regions:
-        if region.image >= image_count:
+        if not 0 <= region.image < image_count:  # a negative one would index from the end
             raise RegionError(
                 f"The region {region.label()} is on image {region.image + 1}, but the question "
                 f"has {image_count} image{'' if image_count == 1 else 's'}."

@@ -20,6 +20,8 @@ import socket
 import stat
 import struct
 import sys
+import threading
+import time
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
@@ -178,18 +180,54 @@ def missing_libraries(names: Mapping[str, str] | None = None) -> list[str]:
 
 
 def x_server_answers(display: str) -> bool:
-    """True when a local display (":N") has an X server listening; remote displays
-    (host:N, over ssh) are not probed and count as answering."""
-    match = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", display)
+    """True when an X server at DISPLAY ("[HOST]:N[.S]") replies to a connection setup within
+    X_ANSWER_S, in all (a refusal of the setup counts: a server is there). A socket that
+    accepts and stays silent hung Qt with Ctrl+C ignored, and a host that is not there made
+    Qt abort; a DISPLAY of another form is left to Qt."""
+    match = re.fullmatch(r"(?P<host>[^:]*):(?P<number>\d+)(?:\.\d+)?", display)
     if match is None:
         return True
-    path = f"/tmp/.X11-unix/X{match.group(1)}"
-    for address in ("\0" + path, path):  # Linux X servers listen on both
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-            probe.settimeout(2)
-            try:
-                probe.connect(address)
-            except OSError:
-                continue
-            return True
-    return False
+    deadline = time.monotonic() + X_ANSWER_S
+    host, number = match["host"], int(match["number"])
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        targets: list[tuple[int, str | tuple]] = [
+            (socket.AF_UNIX, at) for at in ("\0" + path, path)
+        ]
+    else:
+        targets = _tcp_addresses(host, 6000 + number, deadline)
+    return any(_x_replies(family, address, deadline) for family, address in targets)
+
+
+def _tcp_addresses(host: str, port: int, deadline: float) -> list[tuple[int, str | tuple]]:
+    """The host's addresses, looked up within the deadline (a resolver may hang for long)."""
+    found: list[tuple[int, str | tuple]] = []
+
+    def look_up() -> None:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            return
+        found.extend((info[0], info[4]) for info in infos)
+
+    lookup = threading.Thread(target=look_up, daemon=True)
+    lookup.start()
+    lookup.join(max(0.0, deadline - time.monotonic()))
+    return list(found) if not lookup.is_alive() else []
+
+
+def _x_replies(family: int, address: str | tuple, deadline: float) -> bool:
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.settimeout(max(0.01, deadline - time.monotonic()))
+            probe.connect(address)
+            probe.sendall(_X_SETUP)
+            return len(probe.recv(1)) > 0  # 0 failed, 1 success, 2 authenticate: an answer
+        except OSError:  # refused, gone, or silent past the deadline
+            return False
+
+
+# The X11 connection setup, little-endian ("l"), protocol 11.0, no authorization: every X
+# server replies to it at once, if only to refuse it.
+_X_SETUP = struct.pack("<cxHHHHxx", b"l", 11, 0, 0, 0)
+X_ANSWER_S = 2.0

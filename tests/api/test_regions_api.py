@@ -39,7 +39,10 @@ def test_a_region_costs_its_crops_tokens_and_its_box(client, engine) -> None:
     ("regions", "says"),
     [
         ([{"x": 0, "y": 0, "w": 5000, "h": 10}], "is not inside"),
-        ([{"x": 0, "y": 0, "w": 10, "h": 10, "image": 1}], "on image 2"),
+        # "image" counts from 0 and is said so (issue 59: was "on image 2", and -1 accepted)
+        ([{"x": 0, "y": 0, "w": 10, "h": 10, "image": 1}], "names image 1, but the last user"),
+        ([{"x": 0, "y": 0, "w": 10, "h": 10, "image": -1}], "names image -1,"),
+        ([{"x": 0, "y": 0, "w": 10, "h": 10, "image": -2}], "counts them from 0"),
         ({"x": 0}, "must be a list"),
         ([{"x": "0", "y": 0, "w": 10, "h": 10}], "must be a list"),
     ],

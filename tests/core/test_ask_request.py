@@ -77,6 +77,8 @@ def test_regions_must_be_on_the_questions_images():
         AskRequest("This?", (), regions=(Region(1, 2, 10, 10),))
     with pytest.raises(ValueError, match="is on image 2, but the question has 1 image\\."):
         AskRequest("This?", (PAGE,), regions=(Region(1, 2, 10, 10, image=1),))
+    with pytest.raises(ValueError, match="is on image 0, but the question has 1 image\\."):
+        AskRequest("This?", (PAGE,), regions=(Region(1, 2, 10, 10, image=-1),))  # not the last
     with pytest.raises(ValueError, match=f"At most {MAX_REGIONS} regions"):
         AskRequest("This?", (PAGE,), regions=(Region(1, 2, 10, 10),) * (MAX_REGIONS + 1))
 

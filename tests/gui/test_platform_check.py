@@ -8,8 +8,12 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,7 +42,8 @@ def test_a_missing_xcb_library_names_it_and_its_package(monkeypatch: pytest.Monk
         ({"QT_QPA_PLATFORM": "wayland"}, "no Wayland compositor answers"),
         ({"WAYLAND_DISPLAY": "wayland-0"}, "names no running Wayland compositor"),
         ({"QT_QPA_PLATFORM": "no-such-platform"}, "is not a platform this Qt has"),
-        ({"DISPLAY": "remote-host:10"}, None),  # over ssh: not probed, Qt connects
+        # A host that is not there made Qt abort (issue 59): now probed, as a local display is
+        ({"DISPLAY": "remote-host:10"}, "no X server answers at DISPLAY=remote-host:10"),
         ({"QT_QPA_PLATFORM": "xcb"}, "no display was found"),
     ],
 )
@@ -207,3 +212,58 @@ def _window_appears(display: str, data_dir: Path) -> None:
         _, stderr = app.communicate(timeout=60)
     assert app.returncode != -signal.SIGABRT, stderr
     assert "could not load the Qt platform plugin" not in stderr
+
+
+@pytest.fixture
+def silent_x_server() -> Iterator[int]:
+    """An abstract-namespace X socket (:N) that accepts and never says a word."""
+    for number in range(5731, 5831):
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(f"\0/tmp/.X11-unix/X{number}")
+        except OSError:
+            listener.close()
+            continue
+        listener.listen(8)
+        with listener:
+            yield number
+        return
+    pytest.fail("no free display number")
+
+
+def test_an_x_socket_that_never_answers_is_no_x_server(silent_x_server: int) -> None:
+    from desktop.gui.platform_check import X_ANSWER_S, x_server_answers
+
+    started = time.monotonic()
+    assert not x_server_answers(f":{silent_x_server}")
+    assert time.monotonic() - started < X_ANSWER_S + 1
+
+
+@pytest.mark.parametrize("command", ["gui", "tray"])
+def test_a_silent_or_absent_x_server_is_a_sentence_not_a_hang_or_an_abort(
+    tmp_path: Path, silent_x_server: int, command: str
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "WAYLAND_DISPLAY")}
+    for display in (f":{silent_x_server}", "nohost:0", "\x1b]0;pwned\x07:0"):
+        result = subprocess.run(
+            [sys.executable, "-m", "desktop", command],
+            capture_output=True, encoding="utf-8", cwd=ROOT, timeout=60,
+            env={**env, "DISPLAY": display, "DESKLENS_DATA_DIR": str(tmp_path)},
+        )  # fmt: skip
+        assert result.returncode == 1, (display, result)  # not 134 (SIGABRT), not a hang
+        assert "cannot open its window" in result.stderr and "Traceback" not in result.stderr
+        assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+
+
+def test_an_x_server_that_refuses_the_setup_still_answers() -> None:
+    from desktop.gui.platform_check import x_server_answers
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        assert port > 6000  # an ephemeral port: display N is port 6000 + N
+        replier = threading.Thread(target=lambda: listener.accept()[0].sendall(b"\0"))
+        replier.start()
+        assert x_server_answers(f"127.0.0.1:{port - 6000}")
+        replier.join(10)

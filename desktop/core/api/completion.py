@@ -110,7 +110,7 @@ class ChatRunner:
         if service.engine is None or service.engine.info.server:
             raise ApiError(503, NO_MODEL, "model_not_loaded")
         engine = cast("VLMEngine", service.engine)
-        history = tuple(self._turn(engine, turn) for turn in call.history)
+        history = tuple(self._turn(turn) for turn in call.history)
         scanner = StopScanner(call.stop)
         request = AskRequest(
             call.question, tuple(call.images), call.settings, GivenTurns(history),
@@ -132,14 +132,14 @@ class ChatRunner:
         finish = "length" if answer.finish_reason == "length" else "stop"
         return Completion(text, finish, _usage(engine, answer))
 
-    def _turn(self, engine: VLMEngine, turn: HistoryTurn) -> Turn:
+    def _turn(self, turn: HistoryTurn) -> Turn:
+        """The answer's ids where this runner gave it; none otherwise: the prompt encodes its
+        text, and only for the turns that fit the context (in batches)."""
         ids = self._answer_ids.get(turn.answer)
-        if ids is None:
-            ids = engine.codec.encode(turn.answer)
-        else:
+        if ids is not None:
             self._answer_ids.move_to_end(turn.answer)
         images: list[ImageLike] = list(turn.images)
-        return Turn(turn.question, images, turn.answer, list(ids))
+        return Turn(turn.question, images, turn.answer, list(ids or ()))
 
     def _remember(self, text: str, ids: list[int]) -> None:
         self._answer_ids[text] = list(ids)

@@ -22,7 +22,16 @@ from desktop.core.images import ImageError, LoadedImage, load_image
 from desktop.core.regions import Region, RegionError, check_regions
 
 MAX_STOP_SEQUENCES = 4  # as OpenAI
-MAX_ANSWER_TOKENS = 16384  # the engine's context (EngineConfig.max_context_tokens)
+CONTEXT_TOKENS = 16384  # the engine's context (EngineConfig.max_context_tokens)
+MAX_ANSWER_TOKENS = CONTEXT_TOKENS
+# The least a turn can cost, whatever its words (sequence.py; a text is at least one token):
+# <|im_start|>, "user\n", <|im_end|>, "\n", <|im_start|>, "assistant\n" before its answer,
+# <|im_end|>, "\n" after it.
+MIN_QUESTION_TOKENS = 6
+MIN_TURN_TOKENS = 8
+# The longest token of Qwen's vocabulary is 128 bytes (a run of spaces): a text of n
+# characters is at least n / 128 tokens.
+MAX_TOKEN_CHARS = 128
 MAX_ASPECT_RATIO = 200  # the model's image preprocessing refuses longer strips (vision.py)
 _DATA_URL = re.compile(
     r"data:(?P<type>[\w.+-]+/[\w.+-]+)?(?P<params>(;[^,;]*)*),(?P<data>.*)", re.S
@@ -74,6 +83,8 @@ def parse_chat(body: object) -> ChatCall:
     if not isinstance(model, str) or not model:
         raise invalid("'model' is required (GET /v1/models lists it).", "model")
     history, question, images = _conversation(body.get("messages"))
+    chars = len(question) + sum(len(turn.question) + len(turn.answer) for turn in history)
+    _refuse_what_cannot_fit(len(history) + 1, chars)
     stream = _flag(body, "stream")
     options = body.get("stream_options") or {}
     if not isinstance(options, dict):
@@ -141,11 +152,45 @@ def _regions(value: object, images: Sequence[LoadedImage]) -> tuple[Region, ...]
             "regions",
         )
     regions = tuple(region for region in found if region is not None)
+    for region in regions:  # said here as the API counts images: from 0 (the CLI's from 1)
+        if not 0 <= region.image < len(images):
+            count = f"{len(images)} image{'' if len(images) == 1 else 's'}"
+            raise invalid(
+                f"A region names image {region.image}, but the last user message has {count} "
+                f'("image" counts them from 0).',
+                "regions",
+            )
     try:
         check_regions(regions, images)
     except RegionError as exc:
         raise invalid(str(exc), "regions") from None
     return regions
+
+
+def _refuse_what_cannot_fit(turns: int, chars: int = 0) -> None:
+    """A conversation of more turns or characters than the context can ever hold is refused
+    before any of it is encoded or waits for the engine: its turns' markers and its text's
+    characters alone are more tokens than the context leaves room for with one answer token
+    (a chat sent back with 50,000 turns kept the engine busy for minutes)."""
+    least = MIN_TURN_TOKENS * (turns - 1) + MIN_QUESTION_TOKENS + chars // MAX_TOKEN_CHARS
+    if least >= CONTEXT_TOKENS:
+        raise ApiError(
+            400,
+            f"The conversation is too long for the model: {turns:,} turns"
+            + (f" and {chars:,} characters" if chars else "")
+            + f" need at least {least:,} tokens, more than its {CONTEXT_TOKENS:,}-token "
+            "context can ever hold. Send its latest turns only.",
+            "context_length_exceeded",
+            "messages",
+        )
+
+
+def _user_turns(messages: list) -> int:
+    """The turns a list of messages makes at least (user messages in a row are one turn), read
+    from the roles only: 50,000 turns are refused before their messages are read."""
+    roles = [m.get("role") for m in messages if isinstance(m, dict)]
+    roles = [role for role in roles if role in ("user", "assistant")]
+    return sum(1 for i, role in enumerate(roles) if role == "user" and roles[i - 1 : i] != ["user"])
 
 
 def _refuse_unsupported(body: dict) -> None:
@@ -219,6 +264,7 @@ def decode_image(data: str | bytes, name: str) -> LoadedImage:
 def _conversation(messages: object) -> tuple[list[HistoryTurn], str, list[LoadedImage]]:
     if not isinstance(messages, list) or not messages:
         raise invalid("'messages' must be a non-empty list.", "messages")
+    _refuse_what_cannot_fit(_user_turns(messages))
     system: list[str] = []
     merged: list[_Message] = []
     for index, message in enumerate(messages):

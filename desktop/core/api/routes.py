@@ -116,7 +116,8 @@ class ApiRoutes:
         self.backend = backend
         self.limits = limits
         self.runner = ChatRunner()  # used on the owner thread only
-        self.running: set[threading.Event] = set()  # cancel events of the jobs under way
+        # The jobs under way: their cancel events, and the relays their clients wait on.
+        self.running: dict[threading.Event, Relay] = {}
         self._ocr_admission = Admission(limits.max_ocr_waiting + 1)
         self._ocr_lane = anyio.CapacityLimiter(1)
         # Images are decoded one at a time: a 100-megapixel image takes 300 MB as pixels, so
@@ -128,10 +129,13 @@ class ApiRoutes:
         self._stopping = False
 
     def cancel_all(self) -> None:
-        """Any thread: the answers under way end at their next token (stopping the server)."""
+        """Any thread: the answers under way end at their next token (stopping the server), and
+        their clients are answered 503 at once: the engine may be in a step no token ends
+        (a long prefill), and the server's stop does not wait for it."""
         self._stopping = True
-        for cancel in list(self.running):
+        for cancel, relay in list(self.running.items()):
             cancel.set()
+            relay.put("error", stopping())
         for stop, loop in list(self._ocr_stops.items()):
             loop.call_soon_threadsafe(_settle, stop)
 
@@ -233,7 +237,7 @@ class ApiRoutes:
         self, call: ChatCall, relay: Relay, cancel: threading.Event, service: ConversationService
     ) -> None:
         """On the owner thread, through its conversation service."""
-        self.running.add(cancel)
+        self.running[cancel] = relay
         try:
             completion = self.runner.run(service, call, partial(relay.put, "text"), cancel)
         except ApiError as exc:
@@ -243,7 +247,7 @@ class ApiRoutes:
         else:
             relay.put("done", completion)
         finally:
-            self.running.discard(cancel)
+            self.running.pop(cancel, None)
 
     async def _events(
         self, call: ChatCall, relay: Relay, cancel: threading.Event, reply: _Reply, deadline: float

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import accumulate
 
 import numpy as np
 import openvino as ov
@@ -16,6 +19,7 @@ from desktop.core.engine.sequence import ImageEmbedding, TokenSequence
 from desktop.core.engine.tokens import TextCodec
 
 RETAIN_AFTER_OVERFLOW = 0.6  # share of the context kept when old turns must go
+MEASURED_AT_ONCE = 256  # turns whose texts are encoded in one batch while fitting
 
 
 @dataclass
@@ -69,20 +73,29 @@ class PromptBuilder:
         blocks: list[ImageEmbedding],
         stats: AnswerStats,
         skip_repeats: bool,
+        known: Mapping[str, list[int]] | None = None,
     ) -> TokenSequence:
         """The prompt of `turns` plus a new user turn with `blocks`; with `question` None it
         ends right after the new turn's images (what can be prefilled before the question).
-        Earlier turns' images are read in the same pruning mode as the new ones."""
-        seq = TokenSequence(self.codec.special, self.codec.encode)
+        Earlier turns' images are read in the same pruning mode as the new ones. `known`:
+        texts encoded already (fit's batches)."""
+        encode = self.codec.encode if known is None else partial(_encoded, known, self.codec)
+        seq = TokenSequence(self.codec.special, encode)
         for turn in turns:
-            history = self.embed_images(turn.images, stats, skip_repeats, history=True)
-            seq.add_user_turn(turn.question, history)
-            # An answer from a model server came as text: its tokens are read from the text.
-            seq.add_answer(turn.answer_ids or self.codec.encode(turn.answer))
+            self._add_turn(seq, turn, stats, skip_repeats)
         seq.open_user_turn(blocks)
         if question is not None:
             seq.close_user_turn(question)
         return seq
+
+    def _add_turn(
+        self, seq: TokenSequence, turn: Turn, stats: AnswerStats, skip_repeats: bool
+    ) -> None:
+        history = self.embed_images(turn.images, stats, skip_repeats, history=True)
+        seq.add_user_turn(turn.question, history)
+        # An answer from a model server (or the API's caller) came as text: its tokens are
+        # read from the text.
+        seq.add_answer(turn.answer_ids or seq.encode(turn.answer))
 
     def fit(
         self,
@@ -97,25 +110,52 @@ class PromptBuilder:
 
         Dropping turns changes the start of the prompt, so the whole rest must be prefilled
         again; it drops down to RETAIN_AFTER_OVERFLOW of the window so that this happens once
-        every several turns, not on every turn.
+        every several turns, not on every turn. A turn's length does not depend on where it
+        stands, so the turns are measured once, newest first, and only until the context is
+        full: the work is bounded by the context, not by the number of turns sent.
         """
         limit = self.max_context_tokens
-        turns = list(turns)
-        dropped = 0
-        seq = self.sequence(turns, question, blocks, stats, skip_repeats)
-        if len(seq) + answer_budget > limit:
-            target = min(limit * RETAIN_AFTER_OVERFLOW, limit - answer_budget)
-            while turns and len(seq) > target:
-                turns.pop(0)
-                dropped += 1
-                seq = self.sequence(turns, question, blocks, stats, skip_repeats)
+        room = limit - answer_budget
+        target = min(limit * RETAIN_AFTER_OVERFLOW, room)
+        tail = total = len(self.sequence([], question, blocks, stats, skip_repeats))
+        sizes: list[int] = []  # of the newest turns, newest first, while all of them fit
+        known: dict[str, list[int]] = {}
+        for size in self._lengths_newest_first(turns, known, stats, skip_repeats):
+            total += size
+            if total > room:
+                break
+            sizes.append(size)
+        kept = len(turns)
+        if total > room:  # the most newest turns within the target
+            kept = bisect_right(list(accumulate(sizes)), target - tail)
+        kept_turns = turns[len(turns) - kept :]
+        seq = self.sequence(kept_turns, question, blocks, stats, skip_repeats, known)
         if len(seq) + 1 > limit:
             raise Unanswerable(
                 f"this question and its images need {len(seq)} tokens, more than the "
                 f"{limit}-token context; attach fewer images or lower the image detail",
                 ErrorKind.CONTEXT,
             )
-        return FittedPrompt(seq, dropped)
+        return FittedPrompt(seq, len(turns) - kept)
+
+    def _lengths_newest_first(
+        self,
+        turns: Sequence[Turn],
+        known: dict[str, list[int]],
+        stats: AnswerStats,
+        skip_repeats: bool,
+    ) -> Iterator[int]:
+        """Each turn's prompt length, newest first; the texts of MEASURED_AT_ONCE turns are
+        encoded in one batch into `known` (a call per text costs ~1 ms, however short)."""
+        encode = partial(_encoded, known, self.codec)
+        newest_first = list(reversed(turns))
+        for start in range(0, len(newest_first), MEASURED_AT_ONCE):
+            batch = newest_first[start : start + MEASURED_AT_ONCE]
+            known.update(self.codec.encode_many([text for t in batch for text in _texts(t)]))
+            for turn in batch:
+                part = TokenSequence(self.codec.special, encode)
+                self._add_turn(part, turn, stats, skip_repeats)
+                yield len(part)
 
     def batch_row(
         self,
@@ -151,3 +191,13 @@ class PromptBuilder:
         valid until the next call)."""
         self._embed_request.infer({0: np.asarray(ids, dtype=np.int64)})
         return self._embed_request.get_output_tensor(0).data
+
+
+def _texts(turn: Turn) -> tuple[str, ...]:
+    """The texts of a turn that its prompt encodes."""
+    return (turn.question,) if turn.answer_ids else (turn.question, turn.answer)
+
+
+def _encoded(known: Mapping[str, list[int]], codec: TextCodec, text: str) -> list[int]:
+    found = known.get(text)
+    return list(found) if found is not None else codec.encode(text)

@@ -54,7 +54,7 @@ def normalized_url(url: str, *, insecure: bool = False) -> str:
         text = "http://" + text
     not_an_address = RemoteError(f"{url!r} is not a server address (e.g. http://10.0.0.5:8000/v3).")
     try:
-        parts = urlsplit(text)
+        parts = urlsplit(_printable(text))
         parts.hostname  # noqa: B018  (an unclosed "[" raises only here)
     except ValueError:
         raise not_an_address from None
@@ -76,6 +76,14 @@ def normalized_url(url: str, *, insecure: bool = False) -> str:
         )
     path = parts.path.rstrip("/") or "/v1"
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def _printable(text: str) -> str:
+    """`text`, or ValueError for a control character or a space (the HTTP client would fail
+    on it with a traceback of its own)."""
+    if not text.isprintable() or any(c.isspace() for c in text):
+        raise ValueError("not printable")
+    return text
 
 
 def is_local_address(host: str) -> bool:

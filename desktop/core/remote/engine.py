@@ -53,6 +53,8 @@ def chunk_limit(max_tokens: int) -> int:
 # After its first word, a server silent this long has stopped answering (a token takes well
 # under a second); the answer ends with a sentence instead of waiting out READ_TIMEOUT_S.
 SILENCE_S = 120.0
+# A whole answer, however steadily a server trickles it (16k tokens at 5 a second take 55 min).
+ANSWER_DEADLINE_S = 3600.0
 
 
 def make_client(config: ServerConfig, *, read_timeout_s: float = READ_TIMEOUT_S) -> openai.OpenAI:
@@ -76,7 +78,8 @@ def list_models(config: ServerConfig) -> list[str]:
     the host's name)."""
     client = make_client(config)
     try:
-        return [model.id for model in client.models.list()]  # in order: its main model first
+        # In order: its main model first. An id is a string; a server's number 5 is named "5".
+        return [_model_id(model) for model in client.models.list() if _model_id(model)]
     except Exception as exc:
         status = getattr(exc, "status_code", None)
         raise RemoteError(describe_failure(exc, config.host), status) from exc
@@ -91,9 +94,11 @@ class RemoteEngine:
         client: openai.OpenAI | None = None,
         *,
         silence_s: float = SILENCE_S,
+        first_word_s: float = READ_TIMEOUT_S,
+        deadline_s: float = ANSWER_DEADLINE_S,
     ) -> None:
         self.config = config
-        self._silence_s = silence_s
+        self._limits = (first_word_s, silence_s, deadline_s)
         self._client = client or make_client(config)
         self._urls = ImageUrls()
         self._stopping = threading.Event()
@@ -224,7 +229,7 @@ class RemoteEngine:
             stream.close()
             return
         done = threading.Event()
-        watcher = threading.Thread(target=self._watch_silence, args=(reply, stream, done))
+        watcher = threading.Thread(target=self._watch, args=(reply, stream, done))
         watcher.start()
         try:
             for chunk in stream:
@@ -237,16 +242,40 @@ class RemoteEngine:
         if reply.enough:
             stream.close()
 
-    def _watch_silence(
+    def _watch(
         self, reply: _Reply, stream: openai.Stream[ChatCompletionChunk], done: threading.Event
     ) -> None:
-        """Cuts the stream of a server silent for `silence_s` after its first chunk."""
-        while not done.wait(min(1.0, self._silence_s / 4)):
-            if reply.last_at is not None and time.perf_counter() - reply.last_at > self._silence_s:
-                reply.silent_s = self._silence_s
+        """Cuts the stream of a server that says nothing new: no word within `first_word_s`
+        of the question (keep-alive comments and empty chunks are no words), none for
+        `silence_s` after one, or an answer past `deadline_s`."""
+        first_word_s, silence_s, deadline_s = self._limits
+        while not done.wait(min(1.0, silence_s / 4, first_word_s / 4)):
+            now = time.perf_counter()
+            if reply.last_at is None and now - reply.started > first_word_s:
+                reply.cut = f"sent no word of its answer within {first_word_s:g} s"
+            elif reply.last_at is not None and now - reply.last_at > silence_s:
+                reply.cut = f"fell silent for {silence_s:g} s in the middle of the answer"
+            elif now - reply.started > deadline_s:
+                reply.cut = f"took more than {deadline_s:g} s for the answer"
+            if reply.cut is not None:
                 with contextlib.suppress(Exception):
                     _shut_down(stream)
                 return
+
+
+def _model_id(model: object) -> str:
+    """A listed model's id as text ("" for none: null, an object, true)."""
+    value = getattr(model, "id", None)
+    return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+
+
+def _count(value: object) -> int | None:
+    """A token count a server reported, if it is one (1e308 or -1 is none)."""
+    return (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31
+        else None
+    )
 
 
 def _shut_down(stream: openai.Stream[ChatCompletionChunk]) -> None:
@@ -270,8 +299,8 @@ class _Reply:
         self.enough = False  # as many tokens as were asked for: the rest is not read
         self.parts: list[str] = []
         self.first_at: float | None = None
-        self.last_at: float | None = None  # when the last chunk came
-        self.silent_s: float | None = None  # set when the server fell silent mid-answer
+        self.last_at: float | None = None  # when the last word (or the finish) came
+        self.cut: str | None = None  # why the watchdog cut the stream ("fell silent for 2 s")
         self.chunks = 0
         self.finish: str | None = None
         self.usage: Any = None
@@ -280,7 +309,6 @@ class _Reply:
 
     def take(self, chunk: ChatCompletionChunk) -> None:
         """One chunk; BadReply for one that is not what the API says a chunk is."""
-        self.last_at = time.perf_counter()
         if getattr(chunk, "usage", None) is not None:
             self.usage = chunk.usage
         choices = chunk.choices or ()
@@ -295,6 +323,8 @@ class _Reply:
                 self._add(piece)
             if getattr(choice, "finish_reason", None):
                 self.finish = str(choice.finish_reason)
+            if piece or self.finish:  # an empty delta is no progress (the watchdog's clock)
+                self.last_at = time.perf_counter()
 
     def _add(self, piece: str) -> None:
         if self.first_at is None:
@@ -311,16 +341,13 @@ class _Reply:
             self.on_text(piece)
 
     def answer(self, host: str, *, stopped: bool) -> Answer:
-        if self.silent_s is not None:
-            self.failure = (
-                f"The server at {host} fell silent for {self.silent_s:g} s in the middle of "
-                "the answer; it stops there."
-            )
+        if self.cut is not None:
+            self.failure = f"The server at {host} {self.cut}; it stops there."
         text = "".join(self.parts)
         stats = AnswerStats(server=host)
-        generated = getattr(self.usage, "completion_tokens", None) or self.chunks
-        context = getattr(self.usage, "total_tokens", None) or 0
-        stats.input_tokens = getattr(self.usage, "prompt_tokens", None) or 0
+        generated = _count(getattr(self.usage, "completion_tokens", None)) or self.chunks
+        context = _count(getattr(self.usage, "total_tokens", None)) or 0
+        stats.input_tokens = _count(getattr(self.usage, "prompt_tokens", None)) or 0
         stats.close(generated, context, self.started, self.first_at, time.perf_counter())
         if self.failure is None and not stopped and self.finish is None:
             self.failure = f"The server at {host} closed the stream before the answer was complete."

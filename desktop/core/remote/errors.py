@@ -38,14 +38,34 @@ def describe_failure(exc: BaseException, host: str, model: str = "") -> str:
     if isinstance(exc, openai.APITimeoutError):
         return f"The server at {host} did not answer in time. Try again, or check the server."
     if isinstance(exc, openai.APIConnectionError):
-        if _tls_failure(exc) is not None:
-            return (
-                f"The secure connection to {host} failed: its certificate could not be "
-                f"verified ({_tls_failure(exc)}). Check the address, or ask the server's "
-                "administrator for a certificate this computer trusts."
-            )
-        return f"Could not reach the server at {host}: {_root_message(exc)}."
+        return _connection_sentence(exc, host)
     return f"The server at {host} failed: {_root_message(exc)}."
+
+
+def _connection_sentence(exc: BaseException, host: str) -> str:
+    if _tls_failure(exc) is not None:
+        return (
+            f"The secure connection to {host} failed: its certificate could not be "
+            f"verified ({_tls_failure(exc)}). Check the address, or ask the server's "
+            "administrator for a certificate this computer trusts."
+        )
+    if _not_http(exc):
+        return (
+            f"The server at {host} answered with what is not valid HTTP "
+            f"({_root_message(exc)}): check the address and the server."
+        )
+    return f"Could not reach the server at {host}: {_root_message(exc)}."
+
+
+def _not_http(exc: BaseException) -> bool:
+    """A reply that came but is not HTTP the client reads (a 1 MB header, a broken status
+    line), not a server that closed the connection before answering."""
+    import httpx2
+
+    return any(
+        isinstance(e, httpx2.RemoteProtocolError) and "disconnected" not in str(e)
+        for e in _chain(exc)
+    )
 
 
 def failure_kind(exc: BaseException) -> ErrorKind:
