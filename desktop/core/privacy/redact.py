@@ -110,10 +110,10 @@ def leaked_sentence(leaks: Sequence[Span], where: str = "") -> str:
     )
 
 
-def unproven_sentence(spans: Sequence[Span], where: str = "") -> str:
+def unproven_sentence(spans: Sequence[Span], page: str = "this page") -> str:
     found = f" (it found {counted(spans)})" if spans else ""
     return (
-        f"Could not prove this page{where} clean: the OCR read it unsurely whichever way up "
+        f"Could not prove {page} clean: the OCR read it unsurely whichever way up "
         f"it was turned{found}, so it may hold items it could not read (a photo, a faint, "
         "skewed or handwritten page, a script it does not know); nothing was saved."
     )
