@@ -162,6 +162,8 @@ def _ibans(text: str) -> Iterator[Match]:
         if end is None:
             continue
         compact = re.sub(r"[ -]", "", text[start.start() : end]).upper()
+        if not compact.isascii():  # "de12 Grüße …": letters no IBAN holds
+            continue
         # as read; look-alikes in the check digits read as digits; everywhere (a numeric BBAN)
         readings = (
             compact,

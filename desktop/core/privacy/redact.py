@@ -24,8 +24,9 @@ from desktop.core import atomic
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.models import OcrResult
 from desktop.core.privacy.boxes import between_lines, covered_words, place, same_rows
+from desktop.core.privacy.faint import beyond, faint_ink, stretched
 from desktop.core.privacy.models import Span, counted, items
-from desktop.core.privacy.orientation import UPRIGHT, upright
+from desktop.core.privacy.orientation import UPRIGHT, Turn, poor, upright
 from desktop.core.privacy.patterns import UserPattern
 from desktop.core.privacy.spans import find_spans, tagged
 
@@ -154,19 +155,38 @@ def redact_page(
     items are filled on the turned page, which is turned back."""
     first = first if first is not None else read(image)
     turn, first, proven = upright(read, image, first)
+    page = image if turn == UPRIGHT else load_image(turn.show(image.image), name=image.name)
+    done = replace(_redact_upright(read, page, patterns, first), proven=proven)
+    if first.text_layer or not faint_ink(page.image, first):
+        return _turned_back(done, turn, image.image.size)
+    # faint ink no line holds: its items found on a contrast-stretched copy, filled here
+    view = load_image(stretched(done.image), name=image.name)
+    seen = read(view)
+    faint = _redact_upright(read, view, patterns, seen)
+    done = replace(
+        done,
+        # proven by a good read of the whole stretched copy, unless its faint text is garbage
+        proven=(proven or not poor(seen)) and not poor(beyond(seen, first)),
+        image=fill(done.image, faint.spans),
+        spans=done.spans + faint.spans,
+        leaks=done.leaks + faint.leaks,
+        result=done.result if done.result.lines else faint.result,
+    )
+    return _turned_back(done, turn, image.image.size)
+
+
+def _turned_back(done: Redaction, turn: Turn, size: tuple[int, int]) -> Redaction:
+    """A redaction of the page turned by `turn`, on the page as it is (`size`)."""
     if turn == UPRIGHT:
-        return replace(_redact_upright(read, image, patterns, first), proven=proven)
-    turned = _redact_upright(read, load_image(turn.show(image.image), name=image.name),
-                             patterns, first)  # fmt: skip
-    size = image.image.size
+        return done
 
     def back(spans: Sequence[Span]) -> tuple[Span, ...]:
         return tuple(
             replace(s, boxes=tuple(turn.box_back(b, size) for b in s.boxes)) for s in spans
         )
 
-    return replace(turned, image=turn.back(turned.image), spans=back(turned.spans),
-                   leaks=back(turned.leaks), proven=proven, turned=turn.degrees)  # fmt: skip
+    return replace(done, image=turn.back(done.image), spans=back(done.spans),
+                   leaks=back(done.leaks), turned=turn.degrees)  # fmt: skip
 
 
 def _redact_upright(
