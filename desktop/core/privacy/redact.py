@@ -96,7 +96,7 @@ def outcome_of(
     was `read`) over unreadable."""
     if leaks:
         return "leaked"
-    if not proven:
+    if not proven and (spans or read):  # a page of no text at all is "unreadable"
         return "unproven"
     if spans:
         return "redacted"
