@@ -70,9 +70,7 @@ def test_a_page_box_away_from_the_origin_is_filled_where_the_item_is(
     assert "Invoice for March services" in read and "Thank you for your business" in read
 
 
-def test_a_run_in_a_tenth_of_a_point_or_below_the_page_is_no_traceback(
-    tmp_path, data_dir, capsys
-):
+def test_a_run_in_a_tenth_of_a_point_or_below_the_page_is_no_traceback(tmp_path, data_dir, capsys):
     tiny = BODY.format(x=72, y=740) + " BT /F1 0.1 Tf 72 600 Td (Mail jo@example.org now) Tj ET"
     below = BODY.format(x=72, y=740) + " BT /F1 14 Tf 72 -50 Td (Mail tom@example.org) Tj ET"
     for name, stream in (("tiny", tiny), ("below", below)):

@@ -173,8 +173,12 @@ def test_masked_value_in_messages():
 def _page(texts, paragraphs, gap=12, height=28):
     """Lines one below the other (`gap` px apart), in the layout's `paragraphs`."""
     lines = [
-        OcrLine(text, (40, 20 + n * (height + gap), 40 + 14 * len(text), 20 + n * (height + gap)
-                       + height), 0.99, paragraph)  # fmt: skip
+        OcrLine(
+            text,
+            (40, 20 + n * (height + gap), 40 + 14 * len(text), 20 + n * (height + gap) + height),
+            0.99,
+            paragraph,
+        )  # fmt: skip
         for n, (text, paragraph) in enumerate(zip(texts, paragraphs, strict=True))
     ]
     return OcrResult(lines, 1100, 400, 0.0)

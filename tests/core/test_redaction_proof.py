@@ -115,7 +115,7 @@ def test_a_card_wrapped_after_its_second_group_at_any_width(ocr, width, spacing)
 
 @pytest.mark.parametrize("cut", [1, 2, 3])
 def test_an_iban_wrapped_after_its_nth_group(ocr, cut):
-    groups = "DE89 3704 0044 0532 0130 00".split()
+    groups = ["DE89", "3704", "0044", "0532", "0130", "00"]
     lines = [f"Pay to {' '.join(groups[:cut])}", f"{' '.join(groups[cut:])} by Friday."]
     image = render_lines(lines, size=20, width=1100)
     redaction = redact_page(ocr.extract, load_image(image, name="iban"))
@@ -124,8 +124,10 @@ def test_an_iban_wrapped_after_its_nth_group(ocr, cut):
     assert not any(group in again for group in ("3704", "0044", "0532")) and "friday" in again
 
 
-@pytest.mark.parametrize(("size", "value"), [(160, "anna.schmidt@example.com"),
-                                             (220, "jo@example.org"), (300, "tom@ex.de")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("size", "value"),
+    [(160, "anna.schmidt@example.com"), (220, "jo@example.org"), (300, "tom@ex.de")],
+)
 def test_an_email_in_letters_of_any_size(ocr, size, value):
     width = round(font("sans", size).getlength(value)) + 120
     image = render_lines([value, "Write to us any day"], size=size, width=width)

@@ -221,7 +221,7 @@ def _without_pages(path: str | os.PathLike) -> bool:
     from pypdf import PdfReader  # only on this rare path
 
     try:
-        return len(PdfReader(path, strict=True).pages) == 0
+        return len(PdfReader(Path(path), strict=True).pages) == 0
     except Exception:  # pypdf's errors on a damaged file: any of them
         return False
 
