@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     for image, target in zip(args.images, targets, strict=True):
         try:
             redaction = _redact(image, engine, patterns)
-            failed = redaction.outcome in ("leaked", "unreadable")
+            failed = redaction.outcome in ("leaked", "unreadable", "unproven")
             if not failed:
                 _save(redaction, target)
         except CliError as exc:
@@ -171,14 +171,30 @@ def _is_pdf(path: Path) -> bool:
     return path.suffix.lower() == ".pdf"
 
 
+def _pages(image: Path) -> int:
+    """Pages of a multi-page TIFF (1 for other images and PDFs)."""
+    from desktop.core.images import frame_count
+
+    return 1 if _is_pdf(image) else frame_count(image)
+
+
 def _default_target(image: Path) -> Path:
-    return image.with_name(f"{image.stem}.redacted.{'pdf' if _is_pdf(image) else 'png'}")
+    suffix = "pdf" if _is_pdf(image) else "tif" if _pages(image) > 1 else "png"
+    return image.with_name(f"{image.stem}.redacted.{suffix}")
 
 
 def _check_kind(image: Path, target: Path) -> None:
-    """A PDF's copy is a PDF; an image's a lossless image (a usage error otherwise)."""
+    """A PDF's copy is a PDF; a multi-page TIFF's a TIFF (its every page); an image's a
+    lossless image (a usage error otherwise)."""
     from desktop.core.privacy.redact import image_format
 
+    pages = _pages(image)
+    if pages > 1 and target.suffix.lower() not in (".tif", ".tiff"):
+        raise CliError(
+            f"Cannot write {target.name}: {image.name} has {pages} pages, which only a TIFF "
+            "holds; give --out a .tif name.",
+            exit_codes.USAGE,
+        )
     if _is_pdf(image) or _is_pdf(target):
         if not (_is_pdf(image) and _is_pdf(target)):
             what = "a PDF's redacted copy is a PDF" if _is_pdf(image) else "an image's is an image"
@@ -201,14 +217,18 @@ def _patterns(args: argparse.Namespace) -> tuple[UserPattern, ...]:
 def _redact(
     image: Path, engine: OcrEngine, patterns: tuple[UserPattern, ...]
 ) -> Redaction | PdfRedaction:
-    from desktop.core.images import ImageError, load_image
+    from desktop.core.images import ImageError, load_frames
     from desktop.core.privacy.redact import redact_page
+    from desktop.core.privacy.redact_frames import redact_frames
     from desktop.core.privacy.redact_pdf import redact_pdf
 
     try:
         if _is_pdf(image):
             return redact_pdf(engine, image, patterns, page_progress())
-        return redact_page(engine.extract, load_image(image), patterns)
+        frames = load_frames(image)
+        if len(frames) > 1:  # a multi-page TIFF: every page
+            return redact_frames(engine.extract, frames, patterns, page_progress())
+        return redact_page(engine.extract, frames[0], patterns)
     except ImageError as exc:
         raise CliError(str(exc), exit_codes.INPUT_PROBLEM) from None
 
@@ -241,7 +261,7 @@ def _report(
     }
     if args.text:
         data["text"] = redaction.text()
-    if args.text and not args.json and redaction.outcome != "leaked":
+    if args.text and not args.json and redaction.outcome not in ("leaked", "unproven"):
         if name:
             print(f"==> {terminal_text(name, lines=False)} <==")
         print(terminal_text(redaction.text()))
@@ -251,10 +271,13 @@ def _report(
 def _save(redaction: Redaction | PdfRedaction, target: Path) -> None:
     from desktop.core.atomic import WriteError
     from desktop.core.privacy.redact import save_image
+    from desktop.core.privacy.redact_frames import save_frames
     from desktop.core.privacy.redact_pdf import PdfRedaction, save_pdf
 
     try:
-        if isinstance(redaction, PdfRedaction):
+        if isinstance(redaction, PdfRedaction) and redaction.images:
+            save_frames(redaction, target)
+        elif isinstance(redaction, PdfRedaction):
             save_pdf(redaction, target)
         else:
             save_image(redaction.image, target)

@@ -86,6 +86,32 @@ def load_image(source: ImageSource, *, name: str | None = None) -> LoadedImage:
     return LoadedImage(image=rgb, name=label, digest=image_digest(rgb))
 
 
+def frame_count(path: str | os.PathLike) -> int:
+    """How many pages a multi-page TIFF holds (1 for any other image, or one that cannot be
+    opened: `load_image` says why)."""
+    try:
+        with warnings.catch_warnings(), Image.open(path) as opened:
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return int(getattr(opened, "n_frames", 1)) if opened.format == "TIFF" else 1
+    except Exception:  # not an image, unreadable: load_image's sentence comes later
+        return 1
+
+
+def load_frames(path: str | os.PathLike, *, name: str | None = None) -> list[LoadedImage]:
+    """Every page of a multi-page TIFF (a scanner's), each loaded as `load_image` loads the
+    first; [load_image(path)] for any other image."""
+    if frame_count(path) == 1:
+        return [load_image(path, name=name)]
+    label = name or Path(path).name
+    frames = []
+    with _translated_errors(label), Image.open(path) as opened:
+        for index in range(opened.n_frames):
+            opened.seek(index)
+            rgb = _decode(opened.copy(), label, owned=True)
+            frames.append(LoadedImage(image=rgb, name=label, digest=image_digest(rgb)))
+    return frames
+
+
 def image_digest(rgb: Image.Image) -> str:
     """sha256 over the size and the RGB bytes: equal pictures get equal digests, whatever
     their source format. Hashed in strips so a large image is never copied whole."""

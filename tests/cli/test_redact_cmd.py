@@ -206,3 +206,46 @@ def test_several_images_that_would_overwrite_are_refused_before_any_is_read(
     assert main(["redact", *names]) == 2
     assert said in capsys.readouterr().err
     assert list(tmp_path.glob("*.png")) == [] and list(tmp_path.glob("*.jpg")) == []
+
+
+def _scan(path: Path) -> None:
+    """A two-page TIFF: the e-mail on page 2 only."""
+    first = render_lines(["Page one of the statement", "Nothing private here today"])
+    second = render_lines(["Page two of the statement", "Mail anna.schmidt@example.com now"])
+    first.save(path, save_all=True, append_images=[second])
+
+
+def test_every_page_of_a_multi_page_tiff_is_redacted_and_kept(tmp_path, data_dir, capsys):
+    path = tmp_path / "scan.tif"
+    _scan(path)
+    assert main(["redact", str(path), "--out", str(tmp_path / "scan.png")]) == 2
+    assert "scan.tif has 2 pages, which only a TIFF holds" in capsys.readouterr().err
+    assert main(["redact", str(path)]) == 0
+    out = path.with_name("scan.redacted.tif")
+    assert capsys.readouterr().out.startswith("Redacted 1 item (1 e-mail) on 1 of 2 pages")
+    assert main(["redact", str(path), "--out", str(path), "--in-place"]) == 0
+    engine = OcrEngine()
+    for saved in (out, path):
+        with Image.open(saved) as image:
+            assert image.n_frames == 2  # page 2 is not dropped
+            pages = []
+            for index in range(2):
+                image.seek(index)
+                pages.append(engine.extract(image.convert("RGB")).text())
+        assert "Page one" in pages[0] and "Page two" in pages[1]
+        assert "anna" not in pages[1] and "example" not in pages[1]
+
+
+def test_a_page_that_cannot_be_proven_is_not_saved(tmp_path, data_dir, capsys, monkeypatch):
+    from desktop.core.ocr.models import OcrLine, OcrResult
+
+    def garbled(self, image, *, name=None):
+        line = OcrLine("Aq 5 ,lJ x:; 0 uo", (20, 20, 300, 44), 0.55, 0)
+        return OcrResult([line, line], image.size[0], image.size[1], 0.0)
+
+    monkeypatch.setattr(OcrEngine, "extract", garbled)
+    path = tmp_path / "photo.png"
+    render_lines(["whatever it says"]).save(path)
+    assert main(["redact", str(path)]) == 1
+    assert capsys.readouterr().out.startswith("Could not prove this page clean")
+    assert not path.with_name("photo.redacted.png").exists()

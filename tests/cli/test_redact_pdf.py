@@ -127,8 +127,10 @@ def test_a_damaged_pdf_is_named_and_nothing_is_written(tmp_path, data_dir, capsy
     empty = tmp_path / "empty.pdf"
     with empty.open("wb") as file:
         PdfWriter().write(file)
-    assert main(["redact", str(empty)]) == 4  # PDFium calls a PDF without pages damaged
-    assert '"empty.pdf" could not be opened as a PDF' in capsys.readouterr().err
+    assert main(["redact", str(empty)]) == 4  # PDFium refuses it; it is not damaged
+    assert '"empty.pdf" is a PDF without pages: there is nothing to read.' in (
+        capsys.readouterr().err
+    )
     locked = tmp_path / "locked.pdf"
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_layer_pdf(TYPED))))
     writer.encrypt("secret")

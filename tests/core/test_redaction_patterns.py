@@ -168,3 +168,71 @@ def test_spans_of_a_result_lines_cells_and_a_wrapped_email():
 def test_masked_value_in_messages():
     span = Span("email", "john.smith@example.com", 0, 0, 22)
     assert span.masked() == "jo…om" and "example" not in span.masked()
+
+
+def _page(texts, paragraphs, gap=12, height=28):
+    """Lines one below the other (`gap` px apart), in the layout's `paragraphs`."""
+    lines = [
+        OcrLine(
+            text,
+            (40, 20 + n * (height + gap), 40 + 14 * len(text), 20 + n * (height + gap) + height),
+            0.99,
+            paragraph,
+        )  # fmt: skip
+        for n, (text, paragraph) in enumerate(zip(texts, paragraphs, strict=True))
+    ]
+    return OcrResult(lines, 1100, 400, 0.0)
+
+
+def _found(result):
+    return [(s.kind, s.text, s.line, s.continues) for s in find_spans(result)]
+
+
+@pytest.mark.parametrize("paragraphs", [(0, 0), (0, 1)])  # the layout's split varies by width
+def test_a_card_wrapped_after_its_second_group_is_one_card(paragraphs):
+    result = _page(["Card number 4111 1111", "1111 1111 expires soon."], paragraphs)
+    assert _found(result) == [("card", "4111 1111", 0, False), ("card", "1111 1111", 1, True)]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Pay to DE89", "3704 0044 0532 0130 00 today."),
+        ("Pay to DE89 3704", "0044 0532 0130 00 today."),
+        ("Pay to DE89 3704 0044", "0532 0130 00 today."),
+        ("Pay to DE89 3704 0044 0532 0130", "00 today."),
+        ("Pay to de89 3704", "0044 0532 0130 00 today."),
+    ],
+)
+@pytest.mark.parametrize("paragraphs", [(0, 0), (3, 4)])
+def test_an_iban_wrapped_after_any_group_is_one_iban_and_no_phone(first, second, paragraphs):
+    spans = find_spans(_page([first, second], paragraphs))
+    assert [s.kind for s in spans] == ["iban", "iban"], spans
+    assert "".join(s.text for s in spans).replace(" ", "").upper() == "DE89370400440532013000"
+    assert counted(spans) == "1 IBAN"
+
+
+def test_an_iban_over_three_lines_of_a_narrow_column():
+    result = _page(["IBAN DE89 3704", "0044 0532", "0130 00 is ours"], (0, 1, 1))
+    assert _found(result) == [
+        ("iban", "DE89 3704", 0, False),
+        ("iban", "0044 0532", 1, True),
+        ("iban", "0130 00", 2, True),
+    ]
+
+
+def test_lines_far_apart_or_a_phone_across_paragraphs_are_not_joined():
+    far = _page(["Card number 4111 1111", "1111 1111 expires soon."], (0, 1), gap=120)
+    assert find_spans(far) == []
+    # a phone's shape is too loose to join over a paragraph break; in one paragraph it is
+    phone = ["Call us on +49 30", "1234567 any time"]
+    assert find_spans(_page(phone, (0, 1))) == []
+    assert [s.kind for s in find_spans(_page(phone, (0, 0)))] == ["phone", "phone"]
+
+
+@pytest.mark.parametrize(
+    "text", ["iban de89 3704 0044 0532 0130 00", "IBAN: gb82 west 1234 5698 7654 32"]
+)
+def test_an_iban_in_lower_case_is_found(text):
+    assert [kind for kind, _ in kinds(text)] == ["iban"]
+    assert kinds(text.replace("89", "88").replace("82", "83")) == []  # the checks still hold

@@ -146,23 +146,34 @@ def _text_layer(page: pdfium.PdfPage, scale: float) -> list[TextFragment] | None
         if not _usable_text(textpage.get_text_range()):
             return None
         to_pixels = _pixel_mapper(page, scale)
+        size = _rendered_size(page, scale)
         fragments = []
         for index in range(textpage.count_rects()):
             left, bottom, right, top = textpage.get_rect(index)
             text = textpage.get_text_bounded(left, bottom, right, top).strip()
-            if text:
-                corners = [to_pixels(x, y) for x, y in ((left, top), (right, bottom))]
-                (x0, y0), (x1, y1) = corners
-                box = (
-                    round(min(x0, x1)),
-                    round(min(y0, y1)),
-                    round(max(x0, x1)),
-                    round(max(y0, y1)),
-                )
+            corners = [to_pixels(x, y) for x, y in ((left, top), (right, bottom))]
+            box = _on_page(corners, size)
+            if text and box is not None:
                 fragments.append(TextFragment.from_box(" ".join(text.split()), box))
         return fragments or None
     finally:
         textpage.close()
+
+
+def _on_page(
+    corners: list[tuple[float, float]], size: tuple[int, int]
+) -> tuple[int, int, int, int] | None:
+    """A text run's box in whole pixels on the rendered page, at least a pixel each way (a
+    0.1-pt font); None for one wholly off the page (not shown, so not carried over)."""
+    (x0, y0), (x1, y1) = corners
+    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+        return None
+    left, right = max(min(x0, x1), 0), min(max(x0, x1), size[0])
+    top, bottom = max(min(y0, y1), 0), min(max(y0, y1), size[1])
+    if left > right or top > bottom:
+        return None
+    left, top = min(round(left), size[0] - 1), min(round(top), size[1] - 1)
+    return left, top, max(round(right), left + 1), max(round(bottom), top + 1)
 
 
 def _usable_text(text: str) -> bool:
@@ -185,11 +196,15 @@ def _rendered_size(page: pdfium.PdfPage, scale: float) -> tuple[int, int]:
 def _pixel_mapper(
     page: pdfium.PdfPage, scale: float
 ) -> Callable[[float, float], tuple[float, float]]:
-    """PDF points (origin bottom left) -> pixels of the page as rendered (rotation applied)."""
-    width, height = page.get_size()
+    """PDF points -> pixels of the page as rendered (rotation applied). The rendering shows
+    the page's box (its CropBox within its MediaBox), whose origin need not be 0,0 (a page
+    cropped by pdfcrop or a scanner), so points are counted from its bottom left corner."""
+    left, bottom, right, top = page.get_bbox()
+    width, height = right - left, top - bottom
     rotation = page.get_rotation()
 
     def to_pixels(x: float, y: float) -> tuple[float, float]:
+        x, y = x - left, y - bottom
         if rotation == 90:
             return y * scale, x * scale
         if rotation == 180:
@@ -201,6 +216,16 @@ def _pixel_mapper(
     return to_pixels
 
 
+def _without_pages(path: str | os.PathLike) -> bool:
+    """A well-formed PDF of no pages, which PDFium refuses as if it were damaged."""
+    from pypdf import PdfReader  # only on this rare path
+
+    try:
+        return len(PdfReader(Path(path), strict=True).pages) == 0
+    except Exception:  # pypdf's errors on a damaged file: any of them
+        return False
+
+
 @contextmanager
 def open_pdf(path: str | os.PathLike, name: str) -> Iterator[pdfium.PdfDocument]:
     problem = file_problem(path, name, what="a PDF")
@@ -209,6 +234,8 @@ def open_pdf(path: str | os.PathLike, name: str) -> Iterator[pdfium.PdfDocument]
     try:
         document = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
+        if "password" not in str(exc).lower() and _without_pages(path):
+            raise PdfError(f'"{name}" is a PDF without pages: there is nothing to read.') from exc
         reason = "it is password-protected" if "password" in str(exc).lower() else "it is damaged"
         raise PdfError(f'"{name}" could not be opened as a PDF: {reason}.') from exc
     try:

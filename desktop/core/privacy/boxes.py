@@ -314,6 +314,9 @@ def _finished(gray: np.ndarray, box: Box) -> Box:
     """The box drawn in to the text's rows, grown over ink sticking out above and below,
     then padded."""
     left, top, right, bottom = box
+    # on the page, a pixel each way at least: a PDF's text run may lie off it or be 0.1 pt
+    top, bottom = min(max(top, 0), gray.shape[0] - 1), min(max(bottom, 1), gray.shape[0])
+    bottom = max(bottom, top + 1)
     height = bottom - top
     reach = max(round(height * REACH), 1)
     left, right = max(left, 0), min(right, gray.shape[1])

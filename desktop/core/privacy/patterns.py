@@ -36,10 +36,15 @@ DIGIT_LOOKALIKES = str.maketrans(
 _EMAIL = re.compile(
     r"(?<![\w.%+'-])[\w.%+'-]*\w ?@ ?[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])", re.UNICODE
 )
-_IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9OolI]{2}")
+# IBANs in any case: "de89 3704 …" typed in lower case is as private (the checks are the same).
+_IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9OolI]{2}")
 # An IBAN's shape: digits in it are not a card or a phone number, even when its check fails.
-_IBAN_SHAPE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{1,4}){3,8}(?![A-Za-z0-9])")
-_CARD_RUN = re.compile(r"(?<![\w.,/-])(?<![A-Z]{2}\d{2} )[0-9OolI](?:[ -]?[0-9OolI]){11,}(?![\w/])")
+_IBAN_SHAPE = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{1,4}){3,8}(?![A-Za-z0-9])"
+)
+_CARD_RUN = re.compile(
+    r"(?<![\w.,/-])(?<![A-Za-z]{2}\d{2} )[0-9OolI](?:[ -]?[0-9OolI]){11,}(?![\w/])"
+)
 _PHONE_FORMS = (
     # international: +CC, or 00CC and a space (0012-3456 is an article number), then groups
     # (an optional "(0)" trunk, brackets, dots)
@@ -150,13 +155,15 @@ def _ibans(text: str) -> Iterator[Match]:
     from desktop.core.ocr.code_payments import iban_is_valid  # the OCR's modules load on use
 
     for start in _IBAN_START.finditer(text):
-        length = IBAN_LENGTHS.get(start.group()[:2])
+        length = IBAN_LENGTHS.get(start.group()[:2].upper())
         if length is None:
             continue
         end = _take_alnum(text, start.start(), length)
         if end is None:
             continue
         compact = re.sub(r"[ -]", "", text[start.start() : end]).upper()
+        if not compact.isascii():  # "de12 Grüße …": letters no IBAN holds
+            continue
         # as read; look-alikes in the check digits read as digits; everywhere (a numeric BBAN)
         readings = (
             compact,

@@ -24,14 +24,16 @@ from desktop.core import atomic
 from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.models import OcrResult
 from desktop.core.privacy.boxes import between_lines, covered_words, place, same_rows
+from desktop.core.privacy.faint import beyond, faint_ink, stretched
 from desktop.core.privacy.models import Span, counted, items
+from desktop.core.privacy.orientation import UPRIGHT, Turn, poor, upright
 from desktop.core.privacy.patterns import UserPattern
 from desktop.core.privacy.spans import find_spans, tagged
 
 FILL = (0, 0, 0)  # solid black: plainly redacted, whatever the theme of the page
 MAX_ROUNDS = 2  # read-backs: a second filling for what the first revealed, then the check
 Reader = Callable[[LoadedImage], OcrResult]  # the OCR engine's `extract`
-Outcome = Literal["redacted", "clean", "unreadable", "leaked"]
+Outcome = Literal["redacted", "clean", "unreadable", "leaked", "unproven"]
 # Lossless formats only: JPEG would change pixels outside the boxes (and blur their edges).
 SUFFIXES = {".png": "PNG", ".webp": "WEBP", ".tif": "TIFF", ".tiff": "TIFF", ".bmp": "BMP"}
 
@@ -47,16 +49,21 @@ class Redaction:
     leaks: tuple[Span, ...] = ()  # spans the OCR still read on the filled page
     unsure_lines: int = 0  # lines found but not read: they may hold something private
     own_patterns: int = 0  # how many of the user's patterns were looked for
+    proven: bool = True  # False: no orientation read well (`orientation.upright`)
+    turned: int = 0  # degrees (counterclockwise) the page was turned by to be read
 
     @property
     def outcome(self) -> Outcome:
-        return outcome_of(self.spans, self.leaks, bool(self.result.lines or self.result.codes))
+        read = bool(self.result.lines or self.result.codes)
+        return outcome_of(self.spans, self.leaks, read, self.proven)
 
     def summary(self, target: str = "") -> str:
         """One sentence for the user: what was redacted, or that nothing was found, or that
         nothing could be read (never silence), or what the OCR still reads."""
         if self.outcome == "leaked":
             return leaked_sentence(self.leaks)
+        if self.outcome == "unproven":
+            return unproven_sentence(self.spans)
         if self.outcome == "unreadable":
             return (
                 "Could not read any text on this page: nothing was redacted (the page may "
@@ -82,10 +89,15 @@ class Redaction:
         }
 
 
-def outcome_of(spans: Sequence[Span], leaks: Sequence[Span], read: bool) -> Outcome:
-    """Leaked over redacted over clean (text was `read`) over unreadable."""
+def outcome_of(
+    spans: Sequence[Span], leaks: Sequence[Span], read: bool, proven: bool = True
+) -> Outcome:
+    """Leaked over unproven (the page's read proves nothing) over redacted over clean (text
+    was `read`) over unreadable."""
     if leaks:
         return "leaked"
+    if not proven and (spans or read):  # a page of no text at all is "unreadable"
+        return "unproven"
     if spans:
         return "redacted"
     return "clean" if read else "unreadable"
@@ -96,6 +108,15 @@ def leaked_sentence(leaks: Sequence[Span], where: str = "") -> str:
     return (
         f"Not redacted safely: the OCR still reads {names} on the filled page{where}; "
         "nothing was saved."
+    )
+
+
+def unproven_sentence(spans: Sequence[Span], page: str = "this page") -> str:
+    found = f" (it found {counted(spans)})" if spans else ""
+    return (
+        f"Could not prove {page} clean: the OCR read it unsurely whichever way up "
+        f"it was turned{found}, so it may hold items it could not read (a photo, a faint, "
+        "skewed or handwritten page, a script it does not know); nothing was saved."
     )
 
 
@@ -130,8 +151,48 @@ def redact_page(
 ) -> Redaction:
     """Find, fill, read back; see the module's docstring. `first`: the page's text when it
     is known already (a PDF page's text layer, on the pixels of `image`); the read-backs are
-    the OCR's all the same."""
+    the OCR's all the same. A page read poorly is read turned (`orientation.upright`): its
+    items are filled on the turned page, which is turned back."""
     first = first if first is not None else read(image)
+    turn, first, proven = upright(read, image, first)
+    page = image if turn == UPRIGHT else load_image(turn.show(image.image), name=image.name)
+    done = replace(_redact_upright(read, page, patterns, first), proven=proven)
+    if first.text_layer or not faint_ink(page.image, first):
+        return _turned_back(done, turn, image.image.size)
+    # faint ink no line holds: its items found on a contrast-stretched copy, filled here
+    view = load_image(stretched(done.image), name=image.name)
+    seen = read(view)
+    faint = _redact_upright(read, view, patterns, seen)
+    done = replace(
+        done,
+        # proven by a good read of the whole stretched copy, unless its faint text is garbage
+        proven=(proven or not poor(seen)) and not poor(beyond(seen, first)),
+        image=fill(done.image, faint.spans),
+        spans=done.spans + faint.spans,
+        leaks=done.leaks + faint.leaks,
+        result=done.result if done.result.lines else faint.result,
+    )
+    return _turned_back(done, turn, image.image.size)
+
+
+def _turned_back(done: Redaction, turn: Turn, size: tuple[int, int]) -> Redaction:
+    """A redaction of the page turned by `turn`, on the page as it is (`size`)."""
+    if turn == UPRIGHT:
+        return done
+
+    def back(spans: Sequence[Span]) -> tuple[Span, ...]:
+        return tuple(
+            replace(s, boxes=tuple(turn.box_back(b, size) for b in s.boxes)) for s in spans
+        )
+
+    return replace(done, image=turn.back(done.image), spans=back(done.spans),
+                   leaks=back(done.leaks), turned=turn.degrees)  # fmt: skip
+
+
+def _redact_upright(
+    read: Reader, image: LoadedImage, patterns: Sequence[UserPattern], first: OcrResult
+) -> Redaction:
+    """`redact_page` on a page the way up it is read."""
     spans = place(find_spans(first, patterns), first, image.image)
     unsure = first.unsure_lines
     if not spans:

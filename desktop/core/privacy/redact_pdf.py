@@ -5,8 +5,8 @@ them (searchable, as the OCR's searchable PDFs are).
 
 Nothing of the original but its pages' look is carried over (no text layer, vector text,
 links, forms, attachments or metadata), so no value survives under a box. Pages are rendered
-and read one at a time; a page on which the OCR still reads a filled item ends the work, and
-nothing is written.
+and read one at a time; a page on which the OCR still reads a filled item, or one it reads
+unsurely whichever way up (`Redaction.proven`), ends the work, and nothing is written.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PIL import Image
 from pypdf import PdfWriter
 
 from desktop.core import atomic
@@ -34,11 +35,13 @@ from desktop.core.privacy.models import Span
 from desktop.core.privacy.patterns import UserPattern
 from desktop.core.privacy.redact import (
     Outcome,
+    Redaction,
     clean_sentence,
     leaked_sentence,
     outcome_of,
     redact_page,
     redacted_sentence,
+    unproven_sentence,
     unsure_sentence,
 )
 from desktop.core.privacy.spans import find_spans
@@ -63,13 +66,16 @@ class PageRedaction:
 
 @dataclass(frozen=True)
 class PdfRedaction:
-    """What redacting a PDF did; `pdf` is the redacted file (empty when a page leaked)."""
+    """What redacting a PDF, or a multi-page TIFF (`redact_frames.py`), did; `pdf` is the
+    redacted PDF, `images` the TIFF's filled pages (empty when a page leaked)."""
 
     source_name: str
     pages: tuple[PageRedaction, ...]  # those read: up to the first that leaked
     page_count: int
     pdf: bytes
     own_patterns: int = 0
+    kind: str = "PDF"  # what the pages are of, for the sentences: "PDF", "TIFF"
+    images: tuple[Image.Image, ...] = ()
 
     @property
     def spans(self) -> tuple[Span, ...]:
@@ -82,16 +88,20 @@ class PdfRedaction:
     @property
     def outcome(self) -> Outcome:
         readable = any(page.outcome != "unreadable" for page in self.pages)
-        return outcome_of(self.spans, self.leaks, readable)
+        proven = all(page.outcome != "unproven" for page in self.pages)
+        return outcome_of(self.spans, self.leaks, readable, proven)
 
     def summary(self, target: str = "") -> str:
         """One sentence, as `Redaction.summary`, that counts pages."""
         if self.outcome == "leaked":
             leaked = next(page for page in self.pages if page.leaks)
             return leaked_sentence(leaked.leaks, f" {leaked.number}")
+        if self.outcome == "unproven":
+            unproven = next(page for page in self.pages if page.outcome == "unproven")
+            return unproven_sentence(unproven.spans, f"page {unproven.number}")
         if self.outcome == "unreadable":
             return (
-                f"Could not read any text on the {_pages(self.page_count)} of this PDF: "
+                f"Could not read any text on the {_pages(self.page_count)} of this {self.kind}: "
                 "nothing was redacted (they may be blank, or scans too faint to read)."
             )
         if self.outcome == "clean":
@@ -155,25 +165,28 @@ def redact_pdf(
             if first is not None and not find_spans(first, patterns):
                 first = None  # the OCR reads the page: a scan may sit under a text layer
             redaction = redact_page(engine.extract, image, patterns, first)
+            pages.append(page_of(redaction, number))
             result = redaction.result
-            result.page = number
-            pages.append(
-                PageRedaction(
-                    number,
-                    redaction.outcome,
-                    redaction.spans,
-                    redaction.leaks,
-                    result,
-                    redaction.unsure_lines,
-                )
-            )
-            if redaction.leaks:
+            if redaction.outcome in ("leaked", "unproven"):  # nothing is written
                 return PdfRedaction(name, tuple(pages), total, b"", len(patterns))
             filled = PageImage(load_image(redaction.image, name=name), dpi=72.0 * scale)
             font = add_image_page(writer, filled, result, font)
             if on_page is not None:
                 on_page(number, total)
     return PdfRedaction(name, tuple(pages), total, _written(writer), len(patterns))
+
+
+def page_of(redaction: Redaction, number: int) -> PageRedaction:
+    """One page's redaction as a page of a document (its result numbered)."""
+    redaction.result.page = number
+    return PageRedaction(
+        number,
+        redaction.outcome,
+        redaction.spans,
+        redaction.leaks,
+        redaction.result,
+        redaction.unsure_lines,
+    )
 
 
 def save_pdf(redaction: PdfRedaction, path: Path) -> Path:

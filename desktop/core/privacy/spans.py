@@ -10,25 +10,23 @@ from typing import TYPE_CHECKING
 
 from desktop.core.privacy.models import TAGS, Match, Span
 from desktop.core.privacy.patterns import UserPattern, find_private
+from desktop.core.privacy.wrapped import across_breaks, outranked
 
 if TYPE_CHECKING:  # the app imports this module at start; the OCR's modules wait for first use
     from desktop.core.ocr.models import OcrLine, OcrResult, OcrTable
 
-# Characters of each line's end and the next one's start looked at together: an e-mail or an
-# IBAN wrapped onto the next line.
-_JOIN_REACH = 48
-
 
 def find_spans(result: OcrResult, patterns: Sequence[UserPattern] = ()) -> list[Span]:
     """Every private span of the page, line by line (a table row's cells apart), then the
-    spans a line break cut in two (one span per line), then the codes'."""
+    spans a line break cut (one span per line: `wrapped.py`), then the codes'."""
     spans = [
         span
         for number, line in enumerate(result.lines)
         for match in find_private(line.text, patterns)
         for span in _within_cells(number, line.text, match)
     ]
-    spans += _across_breaks(result.lines, spans, patterns)
+    across = across_breaks(result.lines, spans, patterns)
+    spans = [span for span in spans if not outranked(span, across)] + across
     for number, code in enumerate(result.codes):
         spans += [
             Span(m.kind, m.text, -1, m.start, m.end, code=number)
@@ -46,73 +44,6 @@ def _within_cells(line: int, text: str, match: Match) -> Iterator[Span]:
             begin = start + piece.index(stripped)
             yield Span(match.kind, stripped, line, begin, begin + len(stripped))
         start += len(piece)
-
-
-def _across_breaks(
-    lines: list[OcrLine], found: list[Span], patterns: Sequence[UserPattern]
-) -> list[Span]:
-    """Spans a line break cuts: the end of a line and the start of the next (same paragraph,
-    not a table) read as one, joined with a space and without one (a wrapped e-mail)."""
-    spans: list[Span] = []
-    for number in range(len(lines) - 1):
-        first, second = lines[number], lines[number + 1]
-        if first.paragraph != second.paragraph or first.table is not None:
-            continue
-        if second.table is not None:
-            continue
-        tail = first.text[-_JOIN_REACH:]
-        head = second.text[:_JOIN_REACH]
-        offset = len(first.text) - len(tail)
-        for joiner in ("", " "):
-            for match in find_private(tail + joiner + head, patterns):
-                if match.start < len(tail) < match.end - len(joiner):
-                    halves = _halves(number, offset, len(tail) + len(joiner), match, tail, head)
-                    # a span of its own line reaching the break is whole already
-                    if not any(_covered(half, found) for half in halves):
-                        spans += halves
-    return _unique(spans)
-
-
-def _halves(
-    number: int, offset: int, second_start: int, match: Match, tail: str, head: str
-) -> list[Span]:
-    """The part of a match on each line, in each line's own characters."""
-    spans = []
-    left = tail[match.start :]
-    if left.strip():
-        begin = match.start + len(left) - len(left.lstrip())
-        spans.append(
-            Span(
-                match.kind,
-                left.strip(),
-                number,
-                offset + begin,
-                offset + match.start + len(left.rstrip()),
-            )
-        )
-    right = head[: match.end - second_start]
-    if right.strip():
-        begin = len(right) - len(right.lstrip())
-        part = Span(match.kind, right.strip(), number + 1, begin, len(right.rstrip()))
-        spans.append(replace(part, continues=bool(spans)))
-    return spans
-
-
-def _unique(spans: list[Span]) -> list[Span]:
-    seen: set[tuple[int, int, int]] = set()
-    kept = []
-    for span in spans:
-        if (span.line, span.start, span.end) not in seen:
-            seen.add((span.line, span.start, span.end))
-            kept.append(span)
-    return kept
-
-
-def _covered(span: Span, found: list[Span]) -> bool:
-    return any(
-        other.line == span.line and other.start <= span.start and span.end <= other.end
-        for other in found
-    )
 
 
 def tag_text(text: str, patterns: Sequence[UserPattern] = ()) -> str:

@@ -257,7 +257,7 @@ class RedactFlow(QObject):
         text, error = notice_for(result)
         if result.copy is not None:
             batch.images = [result.copy if r is result.original else r for r in batch.images]
-        elif result.redaction is None or result.redaction.outcome == "leaked":
+        elif result.redaction is None or result.redaction.outcome in ("leaked", "unproven"):
             batch.images = [r for r in batch.images if r is not result.original]
             text += " It was not sent."
         batch.notes.append(text)
@@ -311,7 +311,8 @@ def notice_for(result: Redacted) -> tuple[str, bool]:
     else:
         text = f"{name}: {redaction.summary().replace('nothing was saved', 'it was not replaced')}"
     warning = redaction.warning()
-    return (f"{text} {warning}" if warning else text), outcome in ("leaked", "unreadable")
+    failed = outcome in ("leaked", "unreadable", "unproven")
+    return (f"{text} {warning}" if warning else text), failed
 
 
 def offer_buttons(box: QMessageBox) -> dict[str, QPushButton]:
