@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -85,14 +86,19 @@ def _run_child(seed, start, count, model, data, env, report: WalkReport, timeout
     lines: queue.Queue[str | None] = queue.Queue()
     errors: list[str] = []
     threading.Thread(target=_pump, args=(child.stdout, lines.put, True), daemon=True).start()
-    threading.Thread(target=_pump, args=(child.stderr, errors.append, False), daemon=True).start()
+    reader = threading.Thread(target=_pump, args=(child.stderr, errors.append, False))
+    reader.start()
     last: dict = {}
     while True:
         try:
             line = lines.get(timeout=min(SILENCE_S, timeout_s))
         except queue.Empty:
-            child.kill()
             report.failure = f"no action finished for {SILENCE_S} s: the app hangs"
+            child.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
             break
         if line is None:
             break
@@ -104,6 +110,7 @@ def _run_child(seed, start, count, model, data, env, report: WalkReport, timeout
         else:
             last = event
     code = child.wait(timeout=120)
+    reader.join(timeout=30)
     if not last and not report.failure:
         report.failure = f"the app died (exit status {code})"
     if report.failure or last.get("event") == "failed":

@@ -332,7 +332,7 @@ def new_chat(walk: Walk, rng: random.Random) -> None:
 
 def delete_chat(walk: Walk, rng: random.Random) -> None:
     sidebar = walk.window.sidebar
-    current = sidebar.current_id()
+    current = sidebar.current_id
     if current is not None:
         sidebar.delete_conversation(current)
         if rng.random() < 0.3:

@@ -94,7 +94,9 @@ def disagreement(window) -> str:  # noqa: ANN001
     shown = {getattr(m, "entry_id", None) for m in window.chat.messages()} - {None}
     missing = [e.id for e in entries if e.id not in shown and (e.images or e.role is not Role.OCR)]
     if missing:
-        return f"transcript entries not shown: {missing}"
+        kinds = [(e.id, e.role.value, e.message_id) for e in entries]
+        views = [(type(m).__name__, getattr(m, "entry_id", None)) for m in window.chat.messages()]
+        return f"transcript entries not shown: {missing}; entries {kinds}; view {views}"
     chat = window.conversation_id
     if chat is None:
         return ""
@@ -122,6 +124,14 @@ class Walker:
         return self.code
 
     def step(self) -> None:
+        try:
+            self._step()
+        except Exception:  # the walk's own failure, or an action meeting one: said, not lost
+            import traceback
+
+            self.finish("failed", why=traceback.format_exc()[-2000:], n=self.index)
+
+    def _step(self) -> None:
         if self.index >= self.end:
             return self.finish("done")
         name, rng = self.plan[self.index], action_rng(self.seed, self.index)

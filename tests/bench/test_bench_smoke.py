@@ -27,6 +27,7 @@ BENCH = ROOT / "bench"
 # here: test_every_bench_with_a_command_line_is_listed keeps the list whole.
 BENCHES: dict[str, tuple[list[str], bool]] = {
     "vlm_bench.py": ([], True),
+    "app_soak.py": ([], True),
     "ahead_bench.py": ([], True),
     "decode_bench.py": ([], True),
     "prune_bench.py": ([], True),

@@ -166,8 +166,7 @@ class AskFlow(QObject):
             self._controller.stop()
 
     def detach(self) -> None:
-        """The chat view is about to show another conversation: stop streaming into it (the
-        answer is stopped and saved with its own conversation)."""
+        """Another chat is about to show: the answer stops (saved with its own chat)."""
         self.stop()
         self._question = None  # its bubble goes with the view
         self._parts.status.set_stats(None)  # the speed line was the other chat's
@@ -237,8 +236,10 @@ class AskFlow(QObject):
         if entry is None or question is None or self._is_busy():
             return
         request = transcript.request_for(entry_id, session.chat, self.means())
-        if request is None or not self._drop_from(entry):
+        if request is None or (entry is not question and not self._drop_from(entry)):
             return
+        if entry is question:  # its no-answer card's Retry: the card goes, the question stays
+            self._parts.chat.remove_after(entry.id)
         self._question = question.id
         self._submit(request)
 
@@ -262,9 +263,9 @@ class AskFlow(QObject):
         return asking
 
     def _drop_from(self, entry: Entry) -> bool:
-        """Removes `entry` (a question: its no-answer card) and every later one, after asking
-        when later questions or extractions would go too. False: not stored yet, or the user
-        said no (an error may be unstored: its question is asked again all the same)."""
+        """Removes `entry` and every later one from the chat, after asking when later
+        questions or extractions would go too. False: not stored yet, or the user said no
+        (an error may be unstored: its question is asked again all the same)."""
         parts = self._parts
         if self._is_busy():
             return False
@@ -277,9 +278,8 @@ class AskFlow(QObject):
         extractions = sum(e.role is Role.OCR for e in later)
         if (questions or extractions) and not confirm_drop(parts.chat, questions, extractions):
             return False
-        if entry.role is not Role.USER:
-            transcript.drop_from(entry.id)
-        (parts.chat.remove_after if entry.role is Role.USER else parts.chat.remove_from)(entry.id)
+        transcript.drop_from(entry.id)
+        parts.chat.remove_from(entry.id)
         return True
 
     def _submit(self, request: AskRequest) -> None:
