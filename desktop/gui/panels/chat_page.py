@@ -90,6 +90,7 @@ class ChatPage(QWidget):
         self.first_run_holder.setFrameShape(QFrame.Shape.NoFrame)
         self.first_run_holder.setWidgetResizable(True)
         self.first_run_holder.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.first_run_holder.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its rows take it
         self.first_run_holder.setWidget(_centred(self.first_run, (20, 6, 20, 6)))
         self.first_run_holder.hide()
         column.addWidget(self.first_run_holder, 1)
