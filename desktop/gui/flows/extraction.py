@@ -15,7 +15,8 @@ from desktop.core.ocr.formats import OutputFormat
 from desktop.gui.flows import save_as
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.widgets.announce import announce, count_of
+from desktop.gui.widgets.announce import announce
+from desktop.gui.widgets.basics import count_of
 from desktop.gui.workers.ocr_worker import OcrController, OcrJob, OcrOutcome
 
 

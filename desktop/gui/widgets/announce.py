@@ -17,8 +17,3 @@ def announce(widget: QWidget, text: str) -> None:
     event = QAccessibleAnnouncementEvent(widget, text)
     event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
     QAccessible.updateAccessibility(event)
-
-
-def count_of(count: int, singular: str, plural: str | None = None) -> str:
-    """ "1 line", "2 lines": the word that goes with the number."""
-    return f"{count} {singular if count == 1 else (plural or singular + 's')}"

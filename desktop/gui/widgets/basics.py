@@ -35,6 +35,11 @@ from desktop.gui.widgets.thumbnails import thumbnail
 COPIED_FEEDBACK_MS = 1200
 
 
+def count_of(count: int, singular: str, plural: str | None = None) -> str:
+    """ "1 line", "2 lines": the word that goes with the number."""
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"
+
+
 def flat_button(text: str, tooltip: str = "", accessible: str | None = None) -> QToolButton:
     """A borderless text button for secondary actions (Copy, Save as...)."""
     button = QToolButton()
