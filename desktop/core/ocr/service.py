@@ -102,7 +102,9 @@ def hand_to_open_app(
     """True when a running DeskLens window took the files (it attaches them and comes to the
     front; `model`, a folder given with --model, it offers to switch to; `extract`: it shows
     their extracted text in the chat too); False when none runs, or only `desklens serve`."""
-    message = {"op": "open", "paths": [os.path.abspath(p) for p in paths], "model": model}
+    message: dict[str, object] = {
+        "op": "open", "paths": [os.path.abspath(p) for p in paths], "model": model,
+    }  # fmt: skip
     if extract:
         message["extract"] = True
     reply = _exchange(message, endpoint)

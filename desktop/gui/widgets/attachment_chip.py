@@ -47,8 +47,9 @@ def order_tabs(strip: QWidget, chips: Sequence[AttachmentChip], editor: QWidget)
     chain: list[QWidget] = [w for chip in chips for w in (chip, chip.close_button)]
     if not chain:
         return
-    before = editor.previousInFocusChain()
-    while before is strip or strip.isAncestorOf(before):
+    before: QWidget | None = editor.previousInFocusChain()
+    while before is not None and (before is strip or strip.isAncestorOf(before)):
         before = before.previousInFocusChain()
-    for first, second in zip([before, *chain], [*chain, editor], strict=True):
+    order = [before, *chain] if before is not None else chain
+    for first, second in zip(order, [*order[1:], editor], strict=True):
         QWidget.setTabOrder(first, second)
