@@ -32,6 +32,9 @@ _WRITTEN_NUMBER = re.compile(
 )
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|“([^”\n]{3,200})”|`([^`\n]{3,200})`")
 _NAME = re.compile(r"(?<![\w.])[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)+|(?<=[a-z,;:] )[A-Z][\w-]{4,}")
+# A key of JSON (or a Python dict) in an answer: a label the model chose, not a value read on
+# the image ({"total": "786.52"} linked "total" to "Subtotal 660.94"). Keys are not evidence.
+_KEY = re.compile(r"\"[^\"\n]{1,200}\"\s*:|'[^'\n]{1,200}'\s*:")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
 _MARKUP = re.compile(r"[*_|]+")
 
@@ -106,6 +109,7 @@ def _line_from(data: object) -> EvidenceLine | None:
 
 def find_evidence(answer: str, results: Sequence[OcrResult]) -> Evidence:
     """The OCR lines of `results` (one per image, in order) that `answer` quotes."""
+    answer = without_keys(answer)
     lines = [
         (image, number, line.text, line.box)
         for image, result in enumerate(results)
@@ -143,6 +147,7 @@ class EvidenceLink:
 def evidence_links(answer: str, evidence: Evidence) -> tuple[EvidenceLink, ...]:
     """The answer's figures, quoted phrases and names that an evidence line holds, as
     written (a figure found nowhere, or the answer's own lines matched whole, are not)."""
+    answer = without_keys(answer)
     held: dict[str, int] = {}
     for index, line in enumerate(evidence.lines):
         for quote in line.quotes:
@@ -156,6 +161,11 @@ def evidence_links(answer: str, evidence: Evidence) -> tuple[EvidenceLink, ...]:
         if key in held and text not in links:
             links[text] = held[key]
     return tuple(EvidenceLink(text, line) for text, line in links.items())
+
+
+def without_keys(answer: str) -> str:
+    """`answer` with its JSON and dict keys blanked out (only values are looked up)."""
+    return _KEY.sub(lambda match: " " * len(match.group()), answer)
 
 
 def figures(answer: str) -> list[str]:

@@ -207,7 +207,10 @@ def style_sheet(t: Theme, base_pt: float = 10.0) -> str:
 QMainWindow, QWidget#chatPage {{ background: {t.window}; }}
 QWidget#sidebar {{ background: {t.sidebar}; border-right: 1px solid {t.border}; }}
 QLabel#sidebarTitle {{ font-weight: 600; font-size: {section}; }}
-QListWidget#conversationList {{ background: transparent; border: none; outline: none; }}
+QListWidget#conversationList {{
+    background: transparent; border: 2px solid transparent; border-radius: 8px; outline: none;
+}}
+QListWidget#conversationList:focus {{ border-color: {t.accent}; }}
 QListWidget#conversationList::item {{ padding: 8px 10px; border-radius: 8px; margin: 1px 0; }}
 QListWidget#conversationList::item:hover {{ background: {t.hover}; }}
 QListWidget#conversationList::item:selected {{ background: {t.selection}; color: {t.text}; }}
@@ -215,7 +218,8 @@ QLineEdit {{
     background: {t.surface}; border: 1px solid {t.control}; border-radius: 8px; padding: 6px 8px;
 }}
 QPlainTextEdit {{ background: {t.surface}; border: 1px solid {t.control}; border-radius: 6px; }}
-QLineEdit:focus, QPlainTextEdit:focus {{ border-color: {t.accent}; }}
+QLineEdit:focus {{ border: 2px solid {t.accent}; padding: 5px 7px; }}
+QPlainTextEdit:focus {{ border: 2px solid {t.accent}; }}
 QLineEdit:disabled, QPlainTextEdit:disabled {{ border-color: {t.border}; }}
 QPushButton, QToolButton {{
     background: transparent; border: 1px solid {t.border}; border-radius: 8px;
@@ -223,6 +227,9 @@ QPushButton, QToolButton {{
 }}
 QPushButton:hover, QToolButton:hover {{ background: {t.hover}; }}
 QPushButton:disabled, QToolButton:disabled {{ color: {t.muted}; border-color: {t.border}; }}
+QPushButton:focus, QToolButton:focus {{
+    border: 2px solid {t.accent}; padding: 4px 11px; outline: none;
+}}
 QPushButton[role="primary"] {{
     background: {t.primary}; color: {t.accent_text}; border: none; font-weight: 600;
     padding: 6px 18px;
@@ -240,6 +247,12 @@ QToolButton[role="flat"]:hover, QPushButton[role="flat"]:hover {{
     color: {t.text}; background: {t.hover};
 }}
 QPushButton[role="chip"] {{ border-radius: 14px; padding: 4px 12px; }}
+QPushButton[role="chip"]:focus {{ padding: 3px 11px; }}
+QToolButton[role="flat"]:focus, QPushButton[role="flat"]:focus {{
+    border: 2px solid {t.accent}; padding: 1px 6px;
+}}
+QPushButton[role="primary"]:focus {{ border: 2px solid {t.text}; padding: 4px 16px; }}
+QPushButton[role="stop"]:focus {{ border: 2px solid {t.stop_text}; padding: 4px 16px; }}
 QFrame#composer {{
     background: {t.surface}; border: 1px solid {t.control}; border-radius: 14px;
 }}
@@ -264,7 +277,9 @@ QToolButton#chipClose {{
     padding: 0; font-weight: 600;
 }}
 QToolButton#chipClose:hover {{ background: {t.error_bg}; color: {t.error_text}; }}
+QToolButton#chipClose:focus {{ border: 2px solid {t.accent}; }}
 QFrame#thumbnail {{ border: 1px solid {t.border}; border-radius: 8px; background: {t.surface}; }}
+QFrame#thumbnail:focus {{ border: 2px solid {t.accent}; }}
 QFrame#card {{ background: {t.surface}; border: 1px solid {t.border}; border-radius: 14px; }}
 QLabel#cardTitle {{ font-size: {card}; font-weight: 600; }}
 QLabel#emptyTitle {{ font-size: {title}; font-weight: 600; }}

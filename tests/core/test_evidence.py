@@ -57,3 +57,15 @@ def test_links_name_the_answers_words_as_written_with_the_line_that_holds_them()
     assert links == {"12 450.50": 2, "invoice 4471": 0, "Acme Widgets": 1, "4471": 0}
     assert all(text in answer for text in links) and found.not_found == ("7,777.00",)
     assert evidence_links(answer, find_evidence(answer, [page("Nothing here")])) == ()
+
+
+def test_a_json_key_is_not_evidence_only_its_value_is():
+    """{"total": "786.52"} once linked "total" to "Subtotal 660.94" and counted that line."""
+    ocr = page("Subtotal 660.94", "Tax 125.58", "Total 786.52")
+    for answer in ('{"total":"786.52"}', '{\n  "total": "786.52"\n}', "{'Total Due': '786.52'}"):
+        evidence = find_evidence(answer, [ocr])
+        assert [line.text for line in evidence.lines] == ["Total 786.52"], answer
+        assert [link.text for link in evidence_links(answer, evidence)] == ["786.52"], answer
+    # A quoted phrase in prose still is one.
+    prose = find_evidence('The line "Subtotal" says 660.94.', [ocr])
+    assert [line.text for line in prose.lines] == ["Subtotal 660.94"]

@@ -73,7 +73,7 @@ def test_redact_before_sending_replaces_the_chip_and_tags_its_text(qtbot, launch
     window.composer.remove_image(other)
     assert copy is result.copy and copy is not original and copy.name == "letter (redacted).png"
     assert window.notice.text() == (
-        "Redacted 4 item(s) in letter.png (1 e-mail, 1 IBAN, 1 card number, 1 phone number)."
+        "Redacted 4 items in letter.png (1 e-mail, 1 IBAN, 1 card number, 1 phone number)."
     )
     read = OcrEngine().extract(copy.load()).text()
     for _, value in page.private:
@@ -168,7 +168,7 @@ def test_a_server_gets_the_first_pictures_only_after_the_offer(qtbot, launch, tm
         assert any("[email]" in text for text in texts)
         assert not any(email in text for text in texts)
         assert said[0] == (
-            "Your question's private words were replaced by tags. Redacted 4 item(s) in "
+            "Your question's private words were replaced by tags. Redacted 4 items in "
             "letter.png (1 e-mail, 1 IBAN, 1 card number, 1 phone number)."
         )
 
@@ -224,4 +224,4 @@ def test_own_patterns_in_settings_are_checked_saved_and_used(qtbot, launch, tmp_
     window.composer.add_images([plan])
     result = redact_chip(qtbot, window)
     assert [span.kind for span in result.redaction.spans] == ["custom"]
-    assert window.notice.text() == "Redacted 1 item(s) in plan.png (1 match of your patterns)."
+    assert window.notice.text() == "Redacted 1 item in plan.png (1 match of your patterns)."

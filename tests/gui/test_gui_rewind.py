@@ -164,3 +164,31 @@ def test_up_in_an_empty_composer_edits_the_last_question_and_cancel_keeps_it(
     click(qtbot, window.rewinding.bar, "Cancel")
     assert window.asking.editing is None and window.composer.editor.toPlainText() == ""
     assert len(shown(window, UserMessage)) == 2
+
+
+def test_editing_the_first_question_retitles_the_chat_it_titled(qtbot, launch, tiny_ir, confirm):
+    """The chat kept the title of a first question that Edit replaced; a name the user gave
+    stays."""
+    window = launch(model_dir=tiny_ir)
+    short_answers(window)
+    first = send(qtbot, window, "What is the total?")
+    chat_id = first.request.conversation_id
+    send(qtbot, window, "Is it paid?")
+
+    click(qtbot, shown(window, UserMessage)[0], "Edit")
+    window.composer.editor.setPlainText("Who sent the invoice?")
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: window.store.title_of(chat_id) == "Who sent the invoice?",
+        timeout=SIGNAL_TIMEOUT_MS,
+    )
+    qtbot.waitUntil(lambda: window.title_label.text() == "Who sent the invoice?")
+
+    window.session.rename(chat_id, "Invoices")
+    qtbot.waitUntil(lambda: window.store.title_of(chat_id) == "Invoices")
+    click(qtbot, shown(window, UserMessage)[0], "Edit")
+    window.composer.editor.setPlainText("When is it due?")
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    assert window.store.title_of(chat_id) == "Invoices"

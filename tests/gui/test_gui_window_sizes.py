@@ -26,8 +26,8 @@ from desktop.gui.image_ref import ImageRef
 from desktop.gui.main_window import COMPACT_WIDTH, MINIMUM_SIZE
 from desktop.gui.panels.settings_dialog import WINDOW_FRAME_PX, SettingsDialog
 from desktop.gui.settings import AppSettings
+from desktop.gui.widgets.attachment_chip import AttachmentChip
 from desktop.gui.widgets.basics import ElidedLabel
-from desktop.gui.widgets.composer import AttachmentChip
 
 SIZES = ((1400, 900), (1024, 700), (800, 600), (640, 480))
 CONTROLS = (QAbstractButton, QLabel, QLineEdit, QPlainTextEdit, QComboBox, QProgressBar)

@@ -13,12 +13,15 @@ from pathlib import Path
 
 import pytest
 from gui_support import SIGNAL_TIMEOUT_MS, text_image
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtWidgets import QApplication
 
 from desktop.core.ocr.service import OcrReply, OcrRequest, OcrService, default_endpoint
 from desktop.gui.capture.frozen import FrozenScreen
+from desktop.gui.capture.open_app import EXTRACT_ENV
 from desktop.gui.capture.overlay import PICK_BOXES_ENV
+from desktop.gui.capture.toast import SHOWN_MS
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.tray.menu import CAPTURE_ASK, CAPTURE_TEXT, NO_TRAY, OPEN_APP, QUIT, TrayMenu
 from desktop.gui.tray.process import TrayProcess, chosen_action
@@ -106,9 +109,11 @@ class OpenWindow:
     def __init__(self, data_dir: Path, *, takes_captures: bool = True) -> None:
         self.captures: list[str] = []
         self.opened: list[list[str]] = []
+        self.extracted: list[list[str]] = []  # the files it was asked to show the text of
         self.service = OcrService(
             self._refuse, endpoint=default_endpoint(data_dir),
             on_capture=self._capture if takes_captures else None, on_open=self._open,
+            on_extract=self.extracted.append,
         )  # fmt: skip
 
     @staticmethod
@@ -282,3 +287,53 @@ def test_settings_tray_row_checks_the_shortcut_as_typed(qtbot) -> None:
     row.check.setChecked(False)  # the keys stay editable: `desklens tray` takes them too
     row.edit.setText("win+F9")
     assert not row.enabled and row.shortcut == "Super+F9"
+
+
+def _copy_text(qtbot, tray: Tray) -> None:
+    with qtbot.waitSignal(tray.process.overlay_shown, timeout=SIGNAL_TIMEOUT_MS):
+        tray.trigger(CAPTURE_TEXT)
+    start = TEXT_AT + QPoint(4, 4)
+    end = TEXT_AT + QPoint(TEXT_SIZE[0] - 4, TEXT_SIZE[1] - 4)
+    with qtbot.waitSignal(tray.process.copied, timeout=SIGNAL_TIMEOUT_MS):
+        tray.drag(qtbot, start, end)
+
+
+def test_the_notes_show_hands_the_crop_to_the_open_window_for_its_text(
+    qtbot, tray: Tray, data_dir: Path
+) -> None:
+    """Show opened the box picker on the crop; docs/GUI.md: the window, with the extraction."""
+    window = OpenWindow(data_dir, takes_captures=False)
+    window.service.start()
+    try:
+        _copy_text(qtbot, tray)
+        with qtbot.waitSignal(tray.process.attached, timeout=SIGNAL_TIMEOUT_MS) as attached:
+            tray.process.toast.buttons["Show"].click()
+    finally:
+        window.service.stop()
+    assert window.extracted == window.opened == [[attached.args[0]]]
+    assert tray.launched == []
+
+
+def test_the_notes_show_without_a_window_starts_the_app_to_show_the_text(qtbot, tray: Tray) -> None:
+    _copy_text(qtbot, tray)
+    with qtbot.waitSignal(tray.process.attached, timeout=SIGNAL_TIMEOUT_MS) as attached:
+        tray.process.toast.buttons["Show"].click()
+    assert tray.launch_env == [{EXTRACT_ENV: attached.args[0]}]
+
+
+def test_the_note_stays_long_enough_to_act_on_and_while_the_pointer_is_over_it(
+    qtbot, tray: Tray
+) -> None:
+    """It went after a few seconds, whatever the pointer did."""
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QEnterEvent
+
+    assert SHOWN_MS >= 15_000
+    _copy_text(qtbot, tray)
+    toast = tray.process.toast
+    timer = toast.findChild(QTimer)
+    assert toast.isVisible() and timer.isActive() and timer.interval() == SHOWN_MS
+    QApplication.sendEvent(toast, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
+    assert not timer.isActive()  # no countdown while the pointer is over it
+    QApplication.sendEvent(toast, QEvent(QEvent.Type.Leave))
+    assert toast.isVisible() and timer.isActive()

@@ -93,12 +93,20 @@ def ask_service(request: OcrRequest, endpoint: Endpoint | None = None) -> OcrRep
 
 
 def hand_to_open_app(
-    paths: Sequence[str | os.PathLike], endpoint: Endpoint | None = None, model: str = ""
+    paths: Sequence[str | os.PathLike],
+    endpoint: Endpoint | None = None,
+    model: str = "",
+    *,
+    extract: bool = False,
 ) -> bool:
     """True when a running DeskLens window took the files (it attaches them and comes to the
-    front; `model`, a folder given with --model, it offers to switch to); False when none
-    runs, or only `desklens serve`."""
-    message = {"op": "open", "paths": [os.path.abspath(p) for p in paths], "model": model}
+    front; `model`, a folder given with --model, it offers to switch to; `extract`: it shows
+    their extracted text in the chat too); False when none runs, or only `desklens serve`."""
+    message: dict[str, object] = {
+        "op": "open", "paths": [os.path.abspath(p) for p in paths], "model": model,
+    }  # fmt: skip
+    if extract:
+        message["extract"] = True
     reply = _exchange(message, endpoint)
     return reply is not None and reply.get("opened") is True
 
@@ -153,6 +161,7 @@ class OcrService:
         on_open: Callable[[list[str]], None] | None = None,
         on_model: Callable[[str], None] | None = None,
         on_capture: Callable[[str], None] | None = None,
+        on_extract: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.endpoint = endpoint or default_endpoint()
         self.last_request_at = time.monotonic()
@@ -162,6 +171,7 @@ class OcrService:
         self._on_open = on_open
         self._on_model = on_model
         self._on_capture = on_capture
+        self._on_extract = on_extract  # before on_open: the files to extract once attached
         self._key = b""
         self._listener: Listener | None = None
         self._thread: threading.Thread | None = None
@@ -304,6 +314,8 @@ class OcrService:
         if self._on_open is None or not isinstance(paths, list):
             return False
         try:
+            if message.get("extract") is True and self._on_extract is not None:
+                self._on_extract([str(path) for path in paths])
             self._on_open([str(path) for path in paths])
             model = message.get("model")
             if model and isinstance(model, str) and self._on_model is not None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QScreen
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
+from PySide6.QtGui import QEnterEvent, QGuiApplication, QScreen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
 from desktop.gui.widgets.basics import flat_button, text_label
 
-SHOWN_MS = 7000
+SHOWN_MS = 20_000  # long enough to read the line and reach Undo or Show (WCAG 2.2.1)
 MARGIN = 24
 FIRST_LINE_CHARS = 70
 
@@ -67,6 +67,16 @@ class CaptureToast(QFrame):
         self.show()
         self.raise_()
         self._timer.start(SHOWN_MS)
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        """It stays while the pointer is over it (on its way to Undo or Show)."""
+        self._timer.stop()
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        if self.isVisible():
+            self._timer.start(SHOWN_MS)
+        super().leaveEvent(event)
 
     def _run(self, name: str) -> None:
         self.hide()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QComboBox, QPushButton, QWidget
 
 from desktop.gui.capture.frozen import FrozenScreen
 from desktop.gui.capture.grab import grab_screens
+from desktop.gui.capture.open_app import EXTRACT_ENV
 from desktop.gui.capture.overlay import PICK_BOXES_ENV, Capture, RegionPicker, hint_for
 from desktop.gui.capture.toast import CaptureToast, first_line
 from desktop.gui.capture.windows import visible_windows
@@ -92,6 +93,12 @@ class CaptureFlow(QObject):
         self._handed_capture = os.environ.pop(PICK_BOXES_ENV, "")  # this process's only
         if self._handed_capture:
             parts.composer.attachments_changed.connect(self._on_handed_attached)
+        # Crops whose text the tray's note's Show asks for (by file name), once attached.
+        self._to_extract: set[str] = set()
+        if handed := os.environ.pop(EXTRACT_ENV, ""):
+            self.extract_when_attached([handed])
+        ocr.extract_requested.connect(self.extract_when_attached)
+        parts.composer.attachments_changed.connect(self._extract_handed)
 
     @Slot()
     def start(self, mode: str = "", *, hide_window: bool = True) -> None:
@@ -184,6 +191,17 @@ class CaptureFlow(QObject):
                 self._handed_capture = ""
                 self.pick_boxes(ref)
                 return
+
+    @Slot(list)
+    def extract_when_attached(self, paths: list[str]) -> None:
+        self._to_extract |= {Path(path).name for path in paths}
+
+    @Slot(int)
+    def _extract_handed(self, _count: int) -> None:
+        for ref in self._parts.composer.attachments():
+            if ref.path is not None and ref.path.name in self._to_extract:
+                self._to_extract.discard(ref.path.name)
+                self._extraction.extract_text([ref])
 
     @Slot(object)
     def _on_extracted(self, outcome: OcrOutcome) -> None:

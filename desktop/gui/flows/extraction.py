@@ -15,6 +15,8 @@ from desktop.core.ocr.formats import OutputFormat
 from desktop.gui.flows import save_as
 from desktop.gui.flows.asking import ChatParts
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.announce import announce
+from desktop.gui.widgets.basics import count_of
 from desktop.gui.workers.ocr_worker import OcrController, OcrJob, OcrOutcome
 
 
@@ -128,6 +130,8 @@ class ExtractionFlow(QObject):
             message_id=outcome.message_id,
         )
         parts.chat.show_entry(entry)
+        lines = count_of(len(outcome.text.text.splitlines()), "line")
+        announce(parts.chat, f"Text extracted from {outcome.image.name}: {lines}.")
 
     @Slot(object, int, int)
     def _on_progress(self, job: OcrJob, done: int, total: int) -> None:

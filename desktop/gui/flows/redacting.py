@@ -33,6 +33,7 @@ from desktop.core.privacy.spans import tag_text
 from desktop.core.privacy.user_patterns import check_patterns, read_patterns, write_patterns
 from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.basics import count_of
 from desktop.gui.workers.engine_status import ServerModel
 from desktop.gui.workers.redactor import Redacted, Redactor
 
@@ -248,7 +249,9 @@ class RedactFlow(QObject):
             batch.waiting.add(ticket)
             self._batches[ticket] = batch
         if todo:
-            self._parts.status.showMessage(f"Redacting {len(todo)} picture(s) before sending…")
+            self._parts.status.showMessage(
+                f"Redacting {count_of(len(todo), 'picture')} before sending…"
+            )
         else:
             self._send_batch(batch)
 
@@ -305,7 +308,8 @@ def notice_for(result: Redacted) -> tuple[str, bool]:
         return result.error or f"Could not redact {name}.", True
     outcome = redaction.outcome
     if outcome == "redacted":
-        text = f"Redacted {items(redaction.spans)} item(s) in {name} ({counted(redaction.spans)})."
+        found = count_of(items(redaction.spans), "item")
+        text = f"Redacted {found} in {name} ({counted(redaction.spans)})."
     elif outcome in ("clean", "unreadable"):
         text = f"{name}: {redaction.summary()}"
     else:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QWidget
 
 from desktop.core.conversation.transcript import Entry, Transcript
 from desktop.core.history import Role
+from desktop.core.history.records import clean_title, title_from
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import flat_button
@@ -48,6 +49,7 @@ class RewindFlow(QObject):
         super().__init__(parent)
         self._parts = parts
         self._asking = asking
+        self._first_question = ""  # the first question's text, while it is being edited
         self.bar = EditBar()
         composer = parts.composer
         layout = composer.layout()
@@ -98,6 +100,8 @@ class RewindFlow(QObject):
         composer.editor.moveCursor(composer.editor.textCursor().MoveOperation.End)
         composer.focus_editor()
         self._asking.editing = entry_id
+        questions = self._parts.session.transcript.questions()
+        self._first_question = question.text if questions[0].id == entry_id else ""
         self.bar.show()
 
     def edit_last(self) -> bool:
@@ -119,9 +123,19 @@ class RewindFlow(QObject):
     def _after_send(self, _question: str, _images: list) -> None:
         if self._asking.editing is None:  # sent (else kept: the drop was not confirmed)
             self.bar.hide()
+            self._retitle(_question)
+
+    def _retitle(self, question: str) -> None:
+        """An edited first question renames the chat it titled (a title the user gave stays)."""
+        first, self._first_question = self._first_question, ""
+        session = self._parts.session
+        chat_id = session.conversation_id
+        if first and chat_id is not None and session.title == clean_title(title_from(first)):
+            session.rename(chat_id, title_from(question))
 
     def _end_edit(self) -> None:
         self._asking.editing = None
+        self._first_question = ""
         self.bar.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

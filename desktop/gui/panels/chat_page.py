@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -90,6 +90,7 @@ class ChatPage(QWidget):
         self.first_run_holder.setFrameShape(QFrame.Shape.NoFrame)
         self.first_run_holder.setWidgetResizable(True)
         self.first_run_holder.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.first_run_holder.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its rows take it
         self.first_run_holder.setWidget(_centred(self.first_run, (20, 6, 20, 6)))
         self.first_run_holder.hide()
         column.addWidget(self.first_run_holder, 1)
@@ -102,6 +103,15 @@ class ChatPage(QWidget):
         column.addWidget(_centred(self.legibility_bar, (20, 0, 20, 6)))
         self.composer = Composer()
         column.addWidget(_centred(self.composer, (20, 0, 20, 14)))
+        self._shown = False
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The window opens with the focus in the question box (it went to the first button,
+        "New chat", so typing went nowhere)."""
+        super().showEvent(event)
+        if not self._shown:
+            self._shown = True
+            self.composer.focus_editor()
 
     def show_first_run(self, shown: bool) -> None:
         """The model setup card; while it shows, an empty chat gives it the height (the

@@ -256,6 +256,7 @@ class PresetsRow(QWidget):
         self.label.setObjectName("muted")
         row.addWidget(self.label, 1)
         edit = push_button("Edit…", tooltip="Create, edit, reorder or remove your prompts")
+        edit.setAccessibleName("Edit my prompts")  # two rows of Settings have an Edit…
         edit.clicked.connect(self.open_editor)
         row.addWidget(edit)
         self._show_count()

@@ -67,6 +67,7 @@ class PatternsRow(QWidget):
         self.label.setObjectName("muted")
         row.addWidget(self.label, 1)
         edit = push_button("Edit…", tooltip="Your own patterns to redact before sending")
+        edit.setAccessibleName("Edit redaction patterns")  # two rows of Settings have an Edit…
         edit.clicked.connect(self.open_editor)
         row.addWidget(edit)
         self._show_count()

@@ -109,7 +109,8 @@ class TrayProcess(QObject):
 
     def _on_read(self, result: ReadResult) -> None:
         crop, self._reading = self._reading, None
-        show = (lambda: self._open_with(crop)) if crop is not None else self.open_app
+        # Show: the window with the crop's text in the chat (docs/GUI.md), not the box picker.
+        show = (lambda: self._open_with(crop, extract=True)) if crop is not None else self.open_app
         if result.text is None:
             self._on_failed(result.error)
             return
@@ -130,11 +131,16 @@ class TrayProcess(QObject):
         )
         self.copied.emit(text)
 
-    def _open_with(self, image: QImage) -> None:
-        """The crop into the chat: the open window takes it, else the app starts with it."""
+    def _open_with(self, image: QImage, *, extract: bool = False) -> None:
+        """The crop into the chat (`extract`: with its text): the open window takes it, else
+        the app starts with it."""
+        endpoint = self._endpoint
         try:
             path = open_app_with(
-                image, self._launch, lambda path: hand_to_open_app([path], self._endpoint)
+                image,
+                self._launch,
+                lambda path: hand_to_open_app([path], endpoint, extract=extract),
+                extract=extract,
             )
         except CropNotSaved as error:
             self._on_failed(f"The capture could not be saved in {error.path.parent}.")

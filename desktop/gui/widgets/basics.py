@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QCursor, QGuiApplication, QIcon, QMouseEvent, QResizeEvent
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QCursor,
+    QGuiApplication,
+    QIcon,
+    QKeyEvent,
+    QMouseEvent,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -25,6 +33,11 @@ from desktop.gui.widgets.outlines import Corners, Marks, outlined
 from desktop.gui.widgets.thumbnails import thumbnail
 
 COPIED_FEEDBACK_MS = 1200
+
+
+def count_of(count: int, singular: str, plural: str | None = None) -> str:
+    """ "1 line", "2 lines": the word that goes with the number."""
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"
 
 
 def flat_button(text: str, tooltip: str = "", accessible: str | None = None) -> QToolButton:
@@ -215,6 +228,9 @@ class Thumbnail(QFrame):
         self.picture.setPixmap(thumbnail(ref, edge))
         layout.addWidget(self.picture)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        # Reachable from the keyboard: Tab stops on it (a ring in the theme's accent), Enter or
+        # Space opens it, the Menu key or Shift+F10 its menu.
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def show_regions(self, regions: tuple[Region, ...]) -> None:
         """Outlines `regions` (pixels of this image) on the picture; () shows it plain."""
@@ -236,6 +252,21 @@ class Thumbnail(QFrame):
 
     def sizeHint(self) -> QSize:
         return self.picture.sizeHint() + QSize(8, 8)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, shift = event.key(), event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.clicked.emit(self.ref)
+        elif key == Qt.Key.Key_Menu or (key == Qt.Key.Key_F10 and shift):
+            centre = self.rect().center()
+            QApplication.sendEvent(
+                self,
+                QContextMenuEvent(
+                    QContextMenuEvent.Reason.Keyboard, centre, self.mapToGlobal(centre)
+                ),
+            )
+        else:
+            super().keyPressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(

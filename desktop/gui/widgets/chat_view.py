@@ -65,6 +65,7 @@ class ChatView(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatScroll")
+        self.setAccessibleName("Chat")  # it takes the focus, to scroll with the keys
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setAcceptDrops(False)  # drops go to the window

@@ -22,13 +22,17 @@ from desktop.core.presets import PRESETS, Preset
 from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.theme import current_theme
-from desktop.gui.widgets.basics import ElidedLabel, Thumbnail, push_button, set_role
+from desktop.gui.widgets.attachment_chip import (
+    ATTACHMENT_EDGE,
+    MIN_CHIP_HEIGHT,
+    AttachmentChip,
+    order_tabs,
+)
+from desktop.gui.widgets.basics import ElidedLabel, push_button, set_role
 from desktop.gui.widgets.composer_edit import ComposerEdit
 from desktop.gui.widgets.icons import line_icon
 from desktop.gui.widgets.region_picker import RegionDialog, RegionMarks
 
-ATTACHMENT_EDGE = 64
-MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
 COUNT_ROOM = 90  # what the image count keeps beside the preset chips before they fold
 PRESET_TIPS = {
     "text": "Ask the AI to transcribe all text in the attached images (Extract text is the "
@@ -40,31 +44,6 @@ PRESET_TIPS = {
 
 
 OWN_PROMPTS_HEADER = "My prompts"  # over your own prompts in the Ask AI menu
-
-
-class AttachmentChip(Thumbnail):
-    """An attached image with a remove button."""
-
-    remove_requested = Signal(object)
-
-    def __init__(self, ref: ImageRef) -> None:
-        super().__init__(ref, ATTACHMENT_EDGE)
-        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.setMinimumHeight(MIN_CHIP_HEIGHT)
-        self.close_button = QToolButton(self)
-        self.close_button.setText("×")
-        self.close_button.setObjectName("chipClose")
-        self.close_button.setToolTip(f"Remove {ref.name}")
-        self.close_button.setAccessibleName(f"Remove {ref.name}")
-        self.close_button.setFixedSize(QSize(18, 18))
-        self.close_button.clicked.connect(lambda: self.remove_requested.emit(self.ref))
-        remove = QAction("Remove", self)
-        remove.triggered.connect(lambda: self.remove_requested.emit(self.ref))
-        self.addAction(remove)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.close_button.move(self.width() - self.close_button.width() - 2, 2)
 
 
 class Composer(QFrame):
@@ -94,6 +73,7 @@ class Composer(QFrame):
         self._strip.setFrameShape(QFrame.Shape.NoFrame)
         self._strip.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._strip.setFixedHeight(ATTACHMENT_EDGE + 10)
+        self._strip.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its chips take the focus
         # Transparent through the theme's style sheet, by name: a style sheet set on the strip
         # itself would reach every child, the chips' context menus too (drawn black on X11).
         self._strip.setObjectName("attachStrip")
@@ -194,6 +174,7 @@ class Composer(QFrame):
             regions.triggered.connect(lambda _=False, r=ref: self.pick_regions(r))
             chip.insertActions(chip.actions()[0], [extract, regions])  # before its Remove
             self._strip_layout.insertWidget(self._strip_layout.count() - 1, chip)
+        order_tabs(self._strip, self._chips_kept(), self.editor)
         self._attachments_changed()
 
     def remove_image(self, ref: ImageRef) -> None:

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QAbstractAnimation, QRectF, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtCore import (
+    QAbstractAnimation,
+    QEvent,
+    QObject,
+    QRectF,
+    Qt,
+    QTimer,
+    QVariantAnimation,
+    Signal,
+)
 from PySide6.QtGui import (
     QColor,
     QKeySequence,
@@ -14,7 +23,6 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
-    QResizeEvent,
     QShortcut,
 )
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
@@ -108,6 +116,9 @@ class ImageViewer(QDialog):
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.scroll_area.setWidget(self.picture)
         self.scroll_area.setWidgetResizable(True)
+        # Fitted to the viewport as laid out: the dialog's own resize comes before its layout
+        # settles, and the picture was fitted to a viewport of 63-71 % of the final one.
+        self.scroll_area.viewport().installEventFilter(self)
         layout.addWidget(self.scroll_area, 1)
         buttons = QHBoxLayout()
         self.zoom_button = push_button("Actual size", tooltip="Toggle fit to window / 100 %")
@@ -148,9 +159,10 @@ class ImageViewer(QDialog):
         margin_x, margin_y = viewport.width() // 3, viewport.height() // 3
         self.scroll_area.ensureVisible(int(centre.x()), int(centre.y()), margin_x, margin_y)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._show()
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize and self._fit:
+            self._show()
+        return super().eventFilter(watched, event)
 
     def _extract(self) -> None:
         self.extract_requested.emit(self.ref)

@@ -27,6 +27,7 @@ from desktop.core.history.ocr_text import OcrText
 from desktop.core.reading_summary import answer_summary
 from desktop.gui.flows.save_as import table_tsv
 from desktop.gui.image_ref import ImageRef
+from desktop.gui.widgets.announce import announce
 from desktop.gui.widgets.basics import (
     Thumbnail,
     copy_button,
@@ -263,6 +264,8 @@ class AssistantMessage(MessageWidget):
             meta = f"{CUT_SHORT} · {meta}"
         self.meta.setText(meta)
         self._render()
+        said = "The answer was stopped" if self.stopped else "The answer is ready"
+        announce(self, f"{said}: {self._text.strip()}" if self._text.strip() else said)
 
     def set_stopped(self, stopped: bool) -> None:
         self.stopped = stopped

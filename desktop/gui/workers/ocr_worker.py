@@ -65,6 +65,7 @@ class OcrWorker(QObject):
     open_requested = Signal(list)  # file paths `desklens FILE` handed to this window
     model_offered = Signal(str)  # the folder a second `desklens gui --model DIR` gave
     capture_requested = Signal(str)  # `desklens capture`: its mode ("copy", "ask" or "")
+    extract_requested = Signal(list)  # of the files handed next: their text into the chat
 
     def __init__(self, store: HistoryStore, data_dir: Path, threads: int | None = None) -> None:
         super().__init__()
@@ -100,6 +101,7 @@ class OcrWorker(QObject):
             on_open=self.open_requested.emit,
             on_model=self.model_offered.emit,
             on_capture=self.capture_requested.emit,
+            on_extract=self.extract_requested.emit,
         )
         try:
             service.start()
@@ -188,6 +190,7 @@ class OcrController(WorkerController):
     open_requested = Signal(list)
     model_offered = Signal(str)
     capture_requested = Signal(str)
+    extract_requested = Signal(list)
 
     jobs_changed = Signal()  # a job was queued or finished: `busy` may have changed
     _run_requested = Signal(object)
@@ -203,7 +206,7 @@ class OcrController(WorkerController):
         # (open_requested and capture_requested come from the command-line service's thread).
         for name in (
             "extracted", "progress", "failed", "open_requested", "model_offered",
-            "capture_requested",
+            "capture_requested", "extract_requested",
         ):  # fmt: skip
             getattr(worker, name).connect(getattr(self, name))
         self._jobs: list[OcrJob] = []
