@@ -180,6 +180,7 @@ class SettingsDialog(QDialog):
             self.redaction_row = PatternsRow(redaction)
             form.addRow("Redaction", self.redaction_row)
         self.rows_area = QScrollArea()
+        self.rows_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its rows take the focus
         self.rows_area.setWidgetResizable(True)
         self.rows_area.setFrameShape(QFrame.Shape.NoFrame)
         self.rows_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
