@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support")]  # the tests' own Xvfb starter
 
 import smoke  # noqa: E402
-from devkit.walk import walk  # noqa: E402
 from xserver import start_xvfb  # noqa: E402
+
+from devkit.walk import walk  # noqa: E402
 
 
 def main() -> int:

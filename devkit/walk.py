@@ -52,8 +52,10 @@ def make_pictures(folder: Path) -> None:
     render_lines(["Invoice 4471 due 2024-10-17"], size=40, width=760, height=140, top=40,
                  ink=(0, 0, 0)).save(folder / "line.png")  # fmt: skip
     invoice(random.Random(7)).image.save(folder / "invoice.png")
-    render_lines(["Write to jo.doe@example.com", "Card 4111 1111 1111 1111"], size=34,
-                 width=900, height=200, top=30, ink=(20, 20, 20)).save(folder / "private.png")  # fmt: skip
+    private = ["Write to jo.doe@example.com", "Card 4111 1111 1111 1111"]
+    render_lines(private, size=34, width=900, height=200, top=30, ink=(20, 20, 20)).save(
+        folder / "private.png"
+    )
     gradient = Image.linear_gradient("L").resize((480, 320)).convert("RGB")
     gradient.save(folder / "photo.png")
 
@@ -133,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, required=True)
     args = parser.parse_args(argv)
     report = walk(args.seed, args.actions, args.model, args.data, dict(os.environ), 3600 * 4)
-    print(report.explain() if report.failure else f"seed {args.seed}: {len(report.actions)} actions, "
-          f"{report.restarts} restarts, no failure")  # fmt: skip
+    passed = f"seed {args.seed}: {len(report.actions)} actions, {report.restarts} restarts, passed"
+    print(report.explain() if report.failure else passed)
     return 1 if report.failure else 0
 
 

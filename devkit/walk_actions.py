@@ -199,7 +199,9 @@ def capture(walk: Walk, rng: random.Random) -> None:
     flow = walk.window.capturing
 
     def pick(left: int = 200) -> None:
-        overlays = [w for w in QApplication.topLevelWidgets() if type(w).__name__ == "CaptureOverlay"]
+        overlays = [
+            w for w in QApplication.topLevelWidgets() if type(w).__name__ == "CaptureOverlay"
+        ]
         shown = [o for o in overlays if o.isVisible()]
         if not shown:
             if left:
@@ -259,7 +261,9 @@ def message_button(walk: Walk, rng: random.Random, label: str, answer: bool = Tr
 
 def _yes_or_no(box: QDialog, rng: random.Random) -> None:
     if isinstance(box, QMessageBox):
-        which = QMessageBox.StandardButton.Yes if rng.random() < 0.7 else QMessageBox.StandardButton.No
+        which = (
+            QMessageBox.StandardButton.Yes if rng.random() < 0.7 else QMessageBox.StandardButton.No
+        )
         button = box.button(which) or box.defaultButton()
         if button is not None:
             button.click()

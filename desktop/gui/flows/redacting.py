@@ -125,12 +125,12 @@ class RedactFlow(QObject):
                 action.triggered.connect(lambda _=False, ref=chip.ref: self.redact(ref))
                 chip.insertAction(chip.actions()[-1], action)  # before its Remove
 
-    @Slot(object)
     @property
     def busy(self) -> bool:
         """A redaction is running (its result has not come back)."""
         return bool(self._singles or self._batches)
 
+    @Slot(object)
     def redact(self, ref: ImageRef) -> int:
         ticket = self.redactor.submit(ref, self.patterns)
         self._singles[ticket] = ref

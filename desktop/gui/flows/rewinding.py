@@ -18,7 +18,6 @@ from desktop.core.history.records import clean_title, title_from
 from desktop.gui.flows.asking import AskFlow, ChatParts
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import flat_button
-from desktop.gui.widgets.messages import ErrorMessage
 from desktop.gui.widgets.region_picker import regions_by_image
 
 UNANSWERED_TEXT = (
@@ -77,9 +76,7 @@ class RewindFlow(QObject):
             return
         if running is not None and running.chat == parts.session.chat:
             return
-        note = ErrorMessage(UNANSWERED_TEXT, parts.actions, retry=True, regenerate=True)
-        note.entry_id = question.id  # both ask this question again, in its place
-        parts.chat.add(note)
+        parts.chat.offer_unanswered(question.id, UNANSWERED_TEXT)
 
     @Slot(int)
     def edit(self, entry_id: int) -> None:

@@ -20,6 +20,7 @@ from desktop.gui.widgets.icons import app_icon
 from desktop.gui.widgets.messages import (
     AssistantMessage,
     ChatActions,
+    ErrorMessage,
     MessageWidget,
     NoteMessage,
     UserMessage,
@@ -151,6 +152,13 @@ class ChatView(QScrollArea):
         if first is not None:
             for message in self._messages[self._messages.index(first) :]:
                 self.remove(message)
+
+    def offer_unanswered(self, entry_id: int, text: str) -> None:
+        """A card under the question `entry_id`, which nothing answered: its Retry and
+        Regenerate ask that question again (the card names it)."""
+        card = ErrorMessage(text, self._actions, retry=True, regenerate=True)
+        card.entry_id = entry_id
+        self.add(card)
 
     def remove_after(self, entry_id: int) -> None:
         """Takes every widget after the entry's out of the view (a card about it)."""
