@@ -22,6 +22,7 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 SILENCE_S = 300  # no action line for this long: the app hangs (an answer takes seconds)
 LAST = 20
+CYCLE_VARIABLE = "DESKLENS_WALK_CYCLE"  # "settings,ask": those actions in turn
 
 
 @dataclass
@@ -30,13 +31,15 @@ class WalkReport:
     actions: list[str] = field(default_factory=list)  # what ran, in order
     restarts: int = 0
     failure: str = ""  # "" when every action passed
+    cycle: tuple[str, ...] = ()
 
     def explain(self) -> str:
         last = "\n".join(f"  {line}" for line in self.actions[-LAST:])
         return (
             f"random session, seed {self.seed}: {self.failure}\n"
             f"last {min(LAST, len(self.actions))} actions:\n{last}\n"
-            f"replay: python -m devkit.walk --seed {self.seed} --actions {len(self.actions)}"
+            f"replay: {CYCLE_VARIABLE}={','.join(self.cycle)} python -m devkit.walk "
+            f"--seed {self.seed} --actions {len(self.actions)}"
         )
 
 
@@ -61,12 +64,19 @@ def make_pictures(folder: Path) -> None:
 
 
 def walk(
-    seed: int, count: int, model: Path, data: Path, env: dict[str, str], timeout_s: float
+    seed: int,
+    count: int,
+    model: Path,
+    data: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    cycle: tuple[str, ...] = (),
 ) -> WalkReport:
-    """Runs the seed's `count` actions; the report says what failed, if anything."""
+    """Runs the seed's `count` actions (or `cycle`'s in turn); the report says what failed."""
+    env = {**env, CYCLE_VARIABLE: ",".join(cycle)}
     make_pictures(data / "pictures")
     (data / "out").mkdir(exist_ok=True)
-    report = WalkReport(seed)
+    report = WalkReport(seed, cycle=cycle)
     start = 0
     while start < count:
         last = _run_child(seed, start, count, model, data, env, report, timeout_s)
@@ -134,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--data", type=Path, required=True)
     args = parser.parse_args(argv)
-    report = walk(args.seed, args.actions, args.model, args.data, dict(os.environ), 3600 * 4)
+    cycle = tuple(name for name in os.environ.get(CYCLE_VARIABLE, "").split(",") if name)
+    env = dict(os.environ)
+    report = walk(args.seed, args.actions, args.model, args.data, env, 3600 * 4, cycle)
     passed = f"seed {args.seed}: {len(report.actions)} actions, {report.restarts} restarts, passed"
     print(report.explain() if report.failure else passed)
     return 1 if report.failure else 0

@@ -29,6 +29,9 @@ from PySide6.QtWidgets import (
 from desktop.gui.settings import THEMES
 
 RESTART = "quit_mid_answer_restart"
+# The tiny model writes until the length runs out: short answers keep a walk of hundreds of
+# actions within minutes (the length itself is not what the walk tests).
+ANSWER_LENGTHS = (16, 24, 48, 64)
 
 
 @dataclass
@@ -86,7 +89,7 @@ def settings(walk: Walk, rng: random.Random) -> None:
     def change(dialog: QDialog) -> None:
         what = rng.choice(["length", "theme", "font", "detail", "ahead", "none"])
         if what == "length":
-            dialog.length_spin.setValue(rng.choice([64, 512, 1024, 2048]))
+            dialog.length_spin.setValue(rng.choice(ANSWER_LENGTHS))
         elif what == "theme":
             dialog.theme_combo.setCurrentIndex(rng.randrange(len(THEMES)))
         elif what == "font":
@@ -381,8 +384,11 @@ ACTIONS: dict[str, Action] = {
 WEIGHTS = {"ask": 6, "attach": 4, "paste": 2, "stop": 2, "settings": 3, "switch_chat": 3}
 
 
-def plan(seed: int, count: int) -> list[str]:
-    """The walk's actions, from the seed alone; a restart (quit mid-answer) now and then."""
+def plan(seed: int, count: int, cycle: tuple[str, ...] = ()) -> list[str]:
+    """The walk's actions, from the seed alone; a restart (quit mid-answer) now and then.
+    With `cycle`, those actions in turn (e.g. Settings then ask): their choices still random."""
+    if cycle:
+        return [cycle[i % len(cycle)] for i in range(count)]
     rng = random.Random(seed)
     names = [*ACTIONS, RESTART]
     weights = [WEIGHTS.get(name, 1) for name in ACTIONS] + [0.4]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import faulthandler
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -24,7 +25,18 @@ from PySide6.QtWidgets import QApplication, QDialog
 
 from desktop.core.history import Role
 from desktop.gui.app import create_app
-from devkit.walk_actions import ACTIONS, RESTART, Walk, action_rng, ask, ok_or_cancel, plan
+from desktop.gui.settings import AppSettings
+from devkit.walk import CYCLE_VARIABLE
+from devkit.walk_actions import (
+    ACTIONS,
+    ANSWER_LENGTHS,
+    RESTART,
+    Walk,
+    action_rng,
+    ask,
+    ok_or_cancel,
+    plan,
+)
 
 STALL_S = 2.0  # the GUI thread must answer events within this
 BEAT_MS = 100
@@ -110,9 +122,11 @@ def disagreement(window) -> str:  # noqa: ANN001
 class Walker:
     def __init__(self, seed: int, start: int, end: int, model: Path, data: Path) -> None:
         self.seed, self.index, self.end = seed, start, end
-        self.plan = plan(seed, end)
+        cycle = os.environ.get(CYCLE_VARIABLE, "")
+        self.plan = plan(seed, end, tuple(name for name in cycle.split(",") if name))
         self.problems = Problems()
-        self.app, self.window = create_app(data_dir=data / "app", model_dir=model)
+        first = AppSettings(max_new_tokens=ANSWER_LENGTHS[-1]) if start == 0 else None
+        self.app, self.window = create_app(data_dir=data / "app", model_dir=model, settings=first)
         pictures = sorted((data / "pictures").glob("*.png"))
         self.walk = Walk(self.window, pictures, data / "out")
         self.heart = Heart()

@@ -41,3 +41,14 @@ def test_a_random_session_of_hundreds_of_actions_never_crashes_hangs_or_loses_tr
     report = walk(seed, ACTIONS, tiny_ir, tmp_path, x_server.env, timeout_s=3000)
     assert not report.failure, report.explain()
     assert len(report.actions) == ACTIONS
+
+
+def test_settings_then_ask_fifty_times_in_a_row(x_server, tiny_ir, tmp_path):
+    """The walk that crashed the app (issue 55: Settings changed, OK, then a question) 50
+    times over: each Settings round changes one thing (or none) and ends with OK, Cancel or
+    Esc at random."""
+    seed = random.SystemRandom().randrange(10**6)
+    print(f"settings-then-ask seed {seed}")
+    report = walk(seed, 100, tiny_ir, tmp_path, x_server.env, 3000, cycle=("settings", "ask"))
+    assert not report.failure, report.explain()
+    assert [line.split()[1] for line in report.actions] == ["settings", "ask"] * 50
