@@ -65,6 +65,20 @@ def answer_modal(rng: random.Random, handle: Callable[[QDialog], None], tries: i
     later(rng.randint(10, 120), look)
 
 
+def answer_questions(rng: random.Random, tries: int = 200) -> None:
+    """Answers every yes/no question box that shows in the next 5 s (e.g. "drop the later
+    turns?" when Send resends an edit): a person answers what the app asks."""
+
+    def look(left: int) -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and box.isVisible():
+            _yes_or_no(box, rng)
+        if left:
+            later(25, lambda: look(left - 1))
+
+    later(10, lambda: look(tries))
+
+
 def click(button: QAbstractButton | None) -> None:
     if button is not None and button.isVisible() and button.isEnabled():
         QTest.mouseClick(button, Qt.MouseButton.LeftButton)

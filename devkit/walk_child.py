@@ -33,6 +33,7 @@ from devkit.walk_actions import (
     RESTART,
     Walk,
     action_rng,
+    answer_questions,
     ask,
     ok_or_cancel,
     plan,
@@ -155,6 +156,7 @@ class Walker:
                 ok_or_cancel(dialog, rng)
         if name == RESTART:
             return self.restart(rng)
+        answer_questions(action_rng(self.seed, -1 - self.index))
         ACTIONS[name](self.walk, rng)
         say("action", n=self.index, name=name, notes=self.walk.notes)
         waits = rng.random() < 0.5  # half the time the next action meets the work running

@@ -47,6 +47,8 @@ class GuiCollector(QObject):
     `timeout_s` (the GUI thread may be waiting for that very thread, e.g. at shutdown)."""
 
     _requested = Signal()
+    _running = 0  # collectors started and not stopped (a test may hold two windows)
+    _was_enabled = True  # automatic collection before the first of them started
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,7 +56,6 @@ class GuiCollector(QObject):
         self._timer.setInterval(COLLECT_CHECK_MS)
         self._timer.timeout.connect(self.collect_due)
         self._requested.connect(self._collect_requested)  # queued from other threads
-        self._was_enabled = False
         self._done: list[threading.Event] = []
         self._lock = threading.Lock()
         self.collections = 0  # how many collections it ran (tests look)
@@ -66,7 +67,9 @@ class GuiCollector(QObject):
     def start(self) -> None:
         if self.active:
             return
-        self._was_enabled = gc.isenabled()
+        if not GuiCollector._running:  # the first window's: automatic runs as they were
+            GuiCollector._was_enabled = gc.isenabled()
+        GuiCollector._running += 1
         gc.disable()
         self._timer.start()
         memory.collect_with(self.request)  # the local API's give-back after large images
@@ -77,9 +80,12 @@ class GuiCollector(QObject):
         if not self.active:
             return
         self._timer.stop()
-        memory.collect_with(None)
+        GuiCollector._running -= 1
         gc.collect()
-        if self._was_enabled:
+        if GuiCollector._running:  # another window's collector goes on
+            return
+        memory.collect_with(None)
+        if GuiCollector._was_enabled:
             gc.enable()
 
     @Slot()
