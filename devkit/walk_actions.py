@@ -26,7 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.gui.panels.presets_editor import PresetsEditor, PresetsRow
+from desktop.gui.panels.redaction_patterns import PatternsRow
+from desktop.gui.panels.settings_dialog import SettingsDialog
 from desktop.gui.settings import THEMES
+from desktop.gui.widgets.region_picker import RegionDialog
 
 RESTART = "quit_mid_answer_restart"
 # The tiny model writes until the length runs out: short answers keep a walk of hundreds of
@@ -52,12 +56,18 @@ def later(ms: int, run: Callable[[], None]) -> None:
     QTimer.singleShot(ms, run)
 
 
-def answer_modal(rng: random.Random, handle: Callable[[QDialog], None], tries: int = 200) -> None:
-    """Calls `handle` on the modal dialog once it shows (a dialog opened by the next call)."""
+def answer_modal(
+    rng: random.Random,
+    handle: Callable[[QDialog], None],
+    kind: type[QDialog] = QDialog,
+    tries: int = 200,
+) -> None:
+    """Calls `handle` on the modal dialog of `kind` once it shows (opened by the next call);
+    another modal box (a question left by the last action) is not this one."""
 
     def look(left: int = tries) -> None:
         dialog = QApplication.activeModalWidget()
-        if isinstance(dialog, QDialog) and dialog.isVisible():
+        if isinstance(dialog, kind) and dialog.isVisible():
             handle(dialog)
         elif left:
             later(25, lambda: look(left - 1))
@@ -115,13 +125,12 @@ def settings(walk: Walk, rng: random.Random) -> None:
         walk.notes.append(what)
         ok_or_cancel(dialog, rng)
 
-    answer_modal(rng, change)
+    answer_modal(rng, change, SettingsDialog)
     walk.window.open_settings()
 
 
 def settings_prompts(walk: Walk, rng: random.Random) -> None:
     """Settings › My prompts › Edit…: add one, then OK or Cancel in both dialogs."""
-    from desktop.gui.panels.presets_editor import PresetsEditor, PresetsRow
 
     def in_editor(editor: QDialog) -> None:
         if isinstance(editor, PresetsEditor):
@@ -133,17 +142,16 @@ def settings_prompts(walk: Walk, rng: random.Random) -> None:
     def in_settings(dialog: QDialog) -> None:
         rows = dialog.findChildren(PresetsRow)
         if rows:
-            answer_modal(rng, in_editor)
+            answer_modal(rng, in_editor, PresetsEditor)
             rows[0].open_editor()
         ok_or_cancel(dialog, rng)
 
-    answer_modal(rng, in_settings)
+    answer_modal(rng, in_settings, SettingsDialog)
     walk.window.open_settings()
 
 
 def settings_patterns(walk: Walk, rng: random.Random) -> None:
     """Settings › Redaction › Edit…: one pattern more (or a bad one), OK or Cancel."""
-    from desktop.gui.panels.redaction_patterns import PatternsRow
 
     def in_settings(dialog: QDialog) -> None:
         rows = dialog.findChildren(PatternsRow)
@@ -154,7 +162,7 @@ def settings_patterns(walk: Walk, rng: random.Random) -> None:
             ok_or_cancel(editor, rng)
         ok_or_cancel(dialog, rng)
 
-    answer_modal(rng, in_settings)
+    answer_modal(rng, in_settings, SettingsDialog)
     walk.window.open_settings()
 
 
@@ -184,7 +192,6 @@ def chip_action(walk: Walk, rng: random.Random, label: str) -> bool:
 
 def region(walk: Walk, rng: random.Random) -> None:
     """Ask about a region…: a box dragged on the picture, then OK, Clear or Esc."""
-    from desktop.gui.widgets.region_picker import RegionDialog
 
     def draw(dialog: QDialog) -> None:
         if isinstance(dialog, RegionDialog):
@@ -198,7 +205,7 @@ def region(walk: Walk, rng: random.Random) -> None:
         ok_or_cancel(dialog, rng)
 
     if chip_action(walk, rng, "Ask about a region…"):
-        answer_modal(rng, draw)
+        answer_modal(rng, draw, RegionDialog)
 
 
 def redact(walk: Walk, rng: random.Random) -> None:
@@ -272,7 +279,7 @@ def message_button(walk: Walk, rng: random.Random, label: str, answer: bool = Tr
     if not found:
         return
     if answer:
-        answer_modal(rng, lambda box: _yes_or_no(box, rng))
+        answer_modal(rng, lambda box: _yes_or_no(box, rng), QMessageBox)
     click(rng.choice(found))
 
 
@@ -303,7 +310,7 @@ def edit(walk: Walk, rng: random.Random) -> None:
     if walk.window.rewinding.bar.isVisible():
         editor.setPlainText(rng.choice(QUESTIONS) + " (edited)")
         key = Qt.Key.Key_Return if rng.random() < 0.8 else Qt.Key.Key_Escape
-        answer_modal(rng, lambda box: _yes_or_no(box, rng))
+        answer_modal(rng, lambda box: _yes_or_no(box, rng), QMessageBox)
         QTest.keyClick(editor, key)
 
 
