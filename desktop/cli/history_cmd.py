@@ -77,8 +77,10 @@ def export_chat(store: HistoryStore, args: argparse.Namespace) -> int:
     target = args.out or Path(f"{safe_file_name(title)}.{args.format}")
     try:
         exported = write_document(title, store.messages(chat_id), target, args.format)
-    except OSError as exc:
-        raise CliError(atomic.write_failure(target, exc), exit_codes.FAILED) from exc
+    except atomic.WriteError as exc:  # its text is the sentence (the file that failed)
+        raise CliError(str(exc.strerror), exit_codes.INPUT_PROBLEM) from exc
+    except OSError as exc:  # an output that cannot be written: 4, as README says
+        raise CliError(atomic.write_failure(target, exc), exit_codes.INPUT_PROBLEM) from exc
     print(
         f"{exported.path}: {exported.messages} messages, {exported.images} images",
         file=sys.stderr,

@@ -54,3 +54,38 @@ def test_a_chat_title_with_control_characters_is_shown_not_run(tmp_path: Path) -
     assert run.returncode == 0, run.stderr
     assert "\x1b" not in run.stdout and "\u202e" not in run.stdout
     assert r"bill\x1b]0;pwned\x07\u202efdp.exe" in run.stdout  # (the store folds the line)
+
+
+def _chat_with_a_picture(data: Path) -> None:
+    from PIL import Image
+
+    from desktop.core.images import load_image
+
+    with HistoryStore(data / "history") as store:
+        chat = store.create_conversation("Invoice")
+        picture = load_image(Image.new("RGB", (64, 32), "white"), name="a.png")
+        store.add_message(chat, "user", "What is it?", images=[picture])
+        store.add_message(chat, "assistant", "An invoice.")
+
+
+def test_an_export_that_cannot_be_written_says_so_once_and_exits_4(tmp_path: Path) -> None:
+    _chat_with_a_picture(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    run = desklens("history", "export", "--last", "--out", str(blocker / "x.md"), data=tmp_path)
+    assert run.returncode == 4, run.stderr
+    assert run.stderr.count("Could not write") == 1, run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_an_export_of_a_chat_whose_picture_row_is_damaged_keeps_the_rest(tmp_path: Path) -> None:
+    _chat_with_a_picture(tmp_path)
+    with sqlite3.connect(tmp_path / "history" / "history.sqlite3") as database:
+        database.execute("UPDATE message_images SET digest = '../../etc/passwd'")
+    out = tmp_path / "chat.md"
+    run = desklens("history", "export", "--last", "--out", str(out), data=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "What is it?" in text and "An invoice." in text
+    assert not (tmp_path / "chat images").exists()  # nothing read from outside the store

@@ -367,7 +367,12 @@ class HistoryStore:
     ) -> dict[int, list[StoredImage]]:
         grouped: dict[int, list[StoredImage]] = {}
         for message_id, digest, name, width, height in connection.execute(query, parameters):
-            stored = StoredImage(digest, self._files.path(digest), name, width, height)
+            try:
+                path = self._files.path(digest)
+            except ValueError:  # a damaged row: its picture cannot be found, the rest is read
+                logger.warning("message %s: picture %r has no valid digest", message_id, name)
+                continue
+            stored = StoredImage(digest, path, name, width, height)
             grouped.setdefault(message_id, []).append(stored)
         return grouped
 
