@@ -76,6 +76,8 @@ class HubServer:
         self.bytes_per_chunk: int | None = None
         self.resize: dict[str, int] = {}  # file -> bytes added (or, negative, cut) on GET
         self.redirect: dict[str, bytes] = {}  # file -> the bytes a GET is redirected to
+        # file -> how a GET of it misbehaves: "bare 302" (no Location), "huge header" (1 MB)
+        self.odd: dict[str, str] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -161,6 +163,13 @@ class HubServer:
                 if self.command == "GET":
                     self.wfile.write(data)
 
+            def _misbehave(self, how: str) -> None:
+                self.send_response(302 if how == "bare 302" else 200)
+                if how == "huge header":
+                    self.send_header("X-Padding", "x" * 1_000_000)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def _redirect(self, name: str) -> None:
                 self.send_response(302)
                 self.send_header("Location", f"/elsewhere/{name}")
@@ -172,6 +181,8 @@ class HubServer:
                     data = bytes([data[0] ^ 0xFF]) + data[1:]
                 if self.command == "GET" and name in hub.redirect:
                     return self._redirect(name)
+                if self.command == "GET" and name in hub.odd:
+                    return self._misbehave(hub.odd[name])
                 if self.command == "GET" and name in hub.resize:
                     extra = hub.resize[name]
                     data = data + b"\0" * extra if extra > 0 else data[: len(data) + extra]

@@ -50,3 +50,23 @@ def test_an_odd_answer_from_the_hub_is_named_as_such(odd_hub: str, tmp_path: Pat
     assert f"{odd_hub} answered, but not as a model hub does" in result.stderr, result.stderr
     assert "HF_ENDPOINT" in result.stderr
     assert "no answer" not in result.stderr and "Cannot store" not in result.stderr
+
+
+def test_a_file_sent_with_a_header_line_of_a_megabyte_is_named_as_not_http(hub, tmp_path: Path):
+    """The listing is fine; one file's answer carries a 1 MB header line: the hub was
+    reached and answered badly, so not "could not reach" (issue 59)."""
+    hub.odd["openvino_language_model.bin"] = "huge header"
+    result = _run(tmp_path / "models", hub_env(hub.url, tmp_path))
+    assert result.returncode == 4 and "Traceback" not in result.stderr, result.stderr
+    assert f"{hub.url} answered with what is not valid HTTP" in result.stderr, result.stderr
+    assert "Could not reach" not in result.stderr
+
+
+def test_a_file_answered_with_a_bare_redirect_is_no_no_answer(hub, tmp_path: Path):
+    """A 302 with no Location for a listed file: said as other bytes than listed, with
+    nothing installed; never "no answer" or a disk problem."""
+    hub.odd["openvino_language_model.bin"] = "bare 302"
+    result = _run(tmp_path / "models", hub_env(hub.url, tmp_path))
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    assert "other bytes than it lists" in result.stderr, result.stderr
+    assert "no answer" not in result.stderr and "Cannot store" not in result.stderr

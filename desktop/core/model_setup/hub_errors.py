@@ -92,6 +92,7 @@ def _rules() -> list[_Rule]:
         ),
         (_disk_full, _no_space),
         (kind(requests.exceptions.InvalidJSONError), _not_the_hub),  # an OSError too: first
+        (_header_too_long, _not_http),  # reached: a ConnectionError only by its wrapping
         (unreachable, _unreachable),
         (kind(hf.EntryNotFoundError), _file_missing),
         (kind(hf.HfHubHTTPError), _http_status),
@@ -106,6 +107,18 @@ def _rules() -> list[_Rule]:
 
 def _disk_full(exc: BaseException) -> bool:
     return any(isinstance(link, OSError) and link.errno in DISK_FULL for link in _chain(exc))
+
+
+def _header_too_long(exc: BaseException) -> bool:
+    # http.client's LineTooLong (a header line over 64 KiB), wrapped by urllib3 and requests.
+    return any("LineTooLong" in f"{type(e).__name__} {e!r}" for e in _chain(exc))
+
+
+def _not_http(failure: _Failure) -> FetchFailed:
+    return FetchFailed(
+        f"{failure.endpoint} answered with what is not valid HTTP (a header line too long to "
+        "read): check the hub's address (HF_ENDPOINT) or the proxy. " + KEPT
+    )
 
 
 def _offline(failure: _Failure) -> FetchFailed:
