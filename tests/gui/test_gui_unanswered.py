@@ -72,3 +72,40 @@ def test_an_answered_chat_and_a_question_being_answered_get_no_card(
     window.open_conversation(None)
     window.open_conversation(chat)
     assert not [m for m in window.chat.messages() if isinstance(m, ErrorMessage)]
+
+
+def test_an_answer_that_ends_after_its_chat_was_opened_again_is_shown_under_its_question(
+    qtbot, launch, tiny_ir, tmp_path
+):
+    """Opening the chat again while it answers stops the answer, which is stored after the
+    view read the store: the stopped answer still comes into the view, as reopening shows it
+    (the random-session walk found the window and the history disagreeing here)."""
+    from gui_support import hold_after_first_token
+
+    window = launch(data_dir=tmp_path / "data", model_dir=tiny_ir)
+    first = send_quick(qtbot, window)
+    chat = first.request.conversation_id
+    holding = hold_after_first_token(window)
+    window.composer.editor.setPlainText("And the date?")
+    qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(holding.is_set, timeout=SIGNAL_TIMEOUT_MS)
+
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS) as shown:
+        window.open_conversation(chat)  # the same chat, from the list: the answer stops
+    result = shown.args[0]
+
+    assert result.answer.finish_reason == "stopped"
+    stored = [(m.id, m.role) for m in window.store.messages(chat)]
+    kept = [(e.message_id, e.role) for e in window.session.transcript.entries]
+    assert kept == stored and len(stored) == 4
+    assert [type(m) for m in window.chat.messages()] == [
+        UserMessage, AssistantMessage, UserMessage, AssistantMessage,
+    ]  # fmt: skip
+    assert not [m for m in window.chat.messages() if isinstance(m, ErrorMessage)]
+
+
+def send_quick(qtbot, window):
+    from gui_support import send
+
+    window.apply_settings(replace(window.settings, max_new_tokens=8))
+    return send(qtbot, window, QUESTION, [text_image("Invoice 4471")])

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop.core.chat import ErrorKind, GenerationSettings
+from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import (
     AskRequest,
     AskResult,
@@ -23,10 +23,11 @@ from desktop.core.conversation import (
     NoContext,
     StoredChat,
 )
-from desktop.core.conversation.transcript import Edit, Entry, EntryState, Means
+from desktop.core.conversation.transcript import Edit, Entry, Means
 from desktop.core.history import AskedWith, Role
 from desktop.core.presets import Preset
 from desktop.core.user_presets import PresetBook, find_preset
+from desktop.gui.flows.answers import add_answer, show_late_answer
 from desktop.gui.flows.session import ConversationSession
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.settings import AppSettings
@@ -345,6 +346,8 @@ class AskFlow(QObject):
         chat = result.request.chat
         if question is not None and chat is not None and parts.session.is_open(chat):
             self._show_answer(question, result)
+        elif chat is not None and parts.session.is_open(chat):  # opened again while it ran
+            show_late_answer(parts.session.transcript, parts.chat, result)
         self.answer_shown.emit(result)
 
     def _show_answer(self, question_id: int, result: AskResult) -> None:
@@ -357,28 +360,9 @@ class AskFlow(QObject):
             )
             if question is not None:
                 chat.show_prompt(question)
-        if answer.ok:
-            entry = transcript.add(
-                Role.ASSISTANT,
-                answer.text,
-                stats=answer.stats,
-                state=_STATES.get(answer.finish_reason, EntryState.ANSWERED),
-                message_id=result.answer_message_id,
-            )
-        else:
-            entry = transcript.add(
-                Role.ERROR,
-                answer.error or "The answer failed.",
-                state=EntryState.FAILED,
-                error_kind=answer.error_kind or ErrorKind.FAILED,
-                message_id=result.answer_message_id,
-            )
-        chat.end_answer(entry, answer)
+        chat.end_answer(add_answer(transcript, result), answer)
         for note in result.notes:
             chat.show_entry(transcript.add(Role.NOTE, note))
-
-
-_STATES = {"stopped": EntryState.STOPPED, "length": EntryState.CUT_SHORT}
 
 
 def confirm_drop(parent: QWidget, later_questions: int, extractions: int = 0) -> bool:

@@ -74,8 +74,9 @@ class RewindFlow(QObject):
         running = self._asking.request
         if question is None or question.message_id is None:
             return
-        if running is not None and running.chat == parts.session.chat:
-            return
+        if running is not None and running.chat is not None:
+            if running.chat.id == parts.session.conversation_id:  # being answered now
+                return
         parts.chat.offer_unanswered(question.id, UNANSWERED_TEXT)
 
     @Slot(int)

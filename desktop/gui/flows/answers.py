@@ -1,0 +1,47 @@
+"""An answer's result as a transcript entry; and an answer that finished after its chat was
+opened again, shown under its question as reopening the chat would show it."""
+
+from __future__ import annotations
+
+from desktop.core.chat import ErrorKind
+from desktop.core.conversation import AskResult
+from desktop.core.conversation.transcript import Entry, EntryState, Transcript
+from desktop.core.history import Role
+from desktop.gui.widgets.chat_view import ChatView
+
+_STATES = {"stopped": EntryState.STOPPED, "length": EntryState.CUT_SHORT}
+
+
+def add_answer(transcript: Transcript, result: AskResult) -> Entry:
+    """The answer (or its error) at the end of `transcript`."""
+    answer = result.answer
+    if answer.ok:
+        return transcript.add(
+            Role.ASSISTANT,
+            answer.text,
+            stats=answer.stats,
+            state=_STATES.get(answer.finish_reason, EntryState.ANSWERED),
+            message_id=result.answer_message_id,
+        )
+    return transcript.add(
+        Role.ERROR,
+        answer.error or "The answer failed.",
+        state=EntryState.FAILED,
+        error_kind=answer.error_kind or ErrorKind.FAILED,
+        message_id=result.answer_message_id,
+    )
+
+
+def show_late_answer(transcript: Transcript, chat: ChatView, result: AskResult) -> None:
+    """The chat was opened again while this answer ran (switching chats stops it, and the
+    stopped answer is stored after the view read the store): the stored answer goes under
+    its question, unless the view already has it or its question is not the last entry."""
+    entries = transcript.entries
+    if result.answer_message_id is None or not entries:
+        return
+    if any(entry.message_id == result.answer_message_id for entry in entries):
+        return
+    if entries[-1].role is not Role.USER or entries[-1].message_id != result.user_message_id:
+        return
+    chat.remove_after(entries[-1].id)  # a no-answer card, if the chat showed one
+    chat.show_entry(add_answer(transcript, result))
