@@ -74,9 +74,9 @@ class RewindFlow(QObject):
         running = self._asking.request
         if question is None or question.message_id is None:
             return
-        if running is not None and running.chat is not None:
-            if running.chat.id == parts.session.conversation_id:  # being answered now
-                return
+        answering = running.chat if running is not None else None
+        if answering is not None and answering.id == parts.session.conversation_id:
+            return  # being answered now
         parts.chat.offer_unanswered(question.id, UNANSWERED_TEXT)
 
     @Slot(int)
