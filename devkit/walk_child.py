@@ -119,7 +119,8 @@ def disagreement(window) -> str:  # noqa: ANN001
     kept = {e.message_id: e.role for e in entries if e.message_id is not None}
     if stored != kept:
         shown, held = sorted(kept.items()), sorted(stored.items())
-        return f"the window shows {shown}, the history holds {held}"
+        unsaved = [(e.id, e.role.value) for e in entries if e.message_id is None]
+        return f"the window shows {shown} and unsaved {unsaved}, the history holds {held}"
     return ""
 
 
