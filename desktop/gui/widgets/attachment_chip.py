@@ -9,8 +9,8 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QToolButton, QWidget
 
-from desktop.gui.image_ref import ImageRef
 from desktop.core.regions import Region
+from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import Thumbnail
 from desktop.gui.widgets.region_picker import regions_said
 
