@@ -49,7 +49,7 @@ KEY_STEP_PX = 10  # on the screen: one arrow press moves or sizes the keyboard's
 
 
 def regions_said(count: int) -> str:
-    """"1 region", "3 regions"."""
+    """The count said: "1 region", "3 regions"."""
     return f"{count} region{'s' if count != 1 else ''}"
 
 
