@@ -189,5 +189,27 @@ def test_a_failed_download_says_why_in_one_sentence(qtbot, launch, online):
     qtbot.mouseClick(box.download_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not box.running, timeout=IMPORT_TIMEOUT_MS)
     assert box.status_label.text().startswith("nobody/nothing-here was not found on")
-    assert box.download_button.text() == "Try again" and box.download_button.isVisible()
+    # The button says what the failures' sentences ask for ("… and Download again").
+    assert box.download_button.text() == "Download again" and box.download_button.isVisible()
     assert window.first_run.form.isEnabled() and not window.model_loaded
+
+
+def test_converting_after_a_failed_download_clears_its_error(qtbot, launch, online, tmp_path):
+    """The download's red sentence stayed during a Convert (and after it, beside the
+    conversion's own error): a new action clears the old error."""
+    window = launch()
+    panel, box = window.first_run, window.first_run.download
+    box.repo_edit.setText("nobody/nothing-here")
+    qtbot.mouseClick(box.download_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not box.running, timeout=IMPORT_TIMEOUT_MS)
+    assert box.status_label.isVisible() and box.status_label.objectName() == "errorText"
+    not_a_model = tmp_path / "holiday-photos"
+    not_a_model.mkdir()
+    panel.source_edit.setText(str(not_a_model))
+    qtbot.mouseClick(panel.convert_button, Qt.MouseButton.LeftButton)
+    assert panel.running and panel.progress_box.isVisible()
+    assert not box.status_label.isVisible() and box.status_label.objectName() != "errorText"
+    assert box.download_button.text() == "Download"
+    qtbot.waitUntil(lambda: not panel.running, timeout=IMPORT_TIMEOUT_MS)
+    assert "neither a Hugging Face checkpoint" in panel.result_label.text()
+    assert not box.status_label.isVisible()  # only the conversion's error is shown

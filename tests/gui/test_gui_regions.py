@@ -14,6 +14,7 @@ from desktop.core.regions import MAX_REGIONS, Region
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import Thumbnail
 from desktop.gui.widgets.messages import AssistantMessage, UserMessage
+from desktop.gui.widgets.outlines import REGION_COLOUR
 from desktop.gui.widgets.region_picker import RegionCanvas, RegionDialog
 
 # A 1440x280 page is shown at 2/3 (the canvas is at most 960 wide): canvas points * 1.5.
@@ -156,3 +157,49 @@ def test_edit_shows_the_boxes_and_sends_them_as_changed(qtbot, launch, tiny_ir):
     assert stored.asked.regions == (FIRST,)
     [thumb] = chat_thumbnails(window)
     assert thumb.regions == (FIRST,)
+
+
+def dashed_pixels(canvas: RegionCanvas, box: Region) -> int:
+    """Pixels in the box colour along the top edge of `box` (image pixels) on the canvas."""
+    image = canvas.grab().toImage()
+    left, top, right, _ = (round(v * canvas.scale) for v in box.corners)
+    colours = [QColor(image.pixel(x, top)) for x in range(left + 2, right - 2)]
+    return sum(c == REGION_COLOUR for c in colours)
+
+
+def test_a_drag_hides_the_keyboard_box_until_a_key_is_pressed(qtbot):
+    """The dashed keyboard box stayed beside a box dragged with the mouse."""
+    dialog = RegionDialog(page_ref())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.activateWindow()
+    canvas = dialog.canvas
+    qtbot.waitUntil(canvas.hasFocus)
+    key_box = canvas.key_box  # the middle of the page, clear of the box dragged below
+    assert dashed_pixels(canvas, key_box) > 20  # from the keyboard: shown at once
+    drag(qtbot, canvas, QPoint(10, 10), QPoint(100, 40))
+    assert len(canvas.boxes) == 1 and canvas.hasFocus()
+    assert dashed_pixels(canvas, key_box) == 0
+    qtbot.keyClick(canvas, Qt.Key.Key_Space)  # shows the box; adds nothing unseen
+    assert len(canvas.boxes) == 1 and dashed_pixels(canvas, key_box) > 20
+    qtbot.keyClick(canvas, Qt.Key.Key_Space)
+    assert canvas.boxes[-1] == key_box
+
+
+def test_the_composer_says_a_region_is_set(qtbot, launch):
+    """The count line and the chip's name and tooltip say the next question is about regions."""
+    window = launch()
+    composer = window.composer
+    ref = page_ref()
+    composer.add_images([ref])
+    [chip] = composer.chips()
+    assert composer.count_label.text().startswith("1 image")
+    assert "region" not in composer.count_label.text() + chip.accessibleName()
+    dialog = composer.pick_regions(ref)
+    drag(qtbot, dialog.canvas, QPoint(30, 30), QPoint(330, 120))
+    dialog.accept()
+    assert composer.count_label.text().startswith("1 image · 1 region")
+    assert chip.accessibleName() == f"Image {ref.name}, 1 region"
+    assert "1 region marked" in chip.toolTip()
+    composer.set_regions(ref, ())
+    assert "region" not in composer.count_label.text() + chip.accessibleName() + chip.toolTip()

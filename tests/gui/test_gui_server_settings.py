@@ -93,3 +93,26 @@ def test_an_address_that_cannot_be_used_keeps_the_focus_in_its_field(qtbot, laun
     qtbot.waitUntil(lambda: not rows.busy, timeout=SIGNAL_TIMEOUT_MS)
     assert rows.result_label.text().startswith("'ftp://files' is not a server address")
     assert dialog.isVisible() and QApplication.focusWidget() is rows.url_edit
+
+
+def test_test_connection_keeps_the_focus_on_its_button(qtbot, launch, monkeypatch):
+    """Disabling the focused button while it tests handed the focus to the next field, Max
+    answer length: from the keyboard, the focus stays on the button (the result line holds it
+    while the test runs)."""
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    window = launch()
+    dialog = open_dialog(qtbot, window)
+    answer_consent(monkeypatch, yes=True)
+    rows = dialog.source
+    rows.url_edit.setText(f"http://127.0.0.1:{port}/v1")
+    dialog.activateWindow()
+    rows.test_button.setFocus()
+    qtbot.waitUntil(rows.test_button.hasFocus)
+    qtbot.keyClick(rows.test_button, Qt.Key.Key_Space)
+    assert not rows.test_button.isEnabled()  # the test is running
+    assert QApplication.focusWidget() is rows.result_label
+    qtbot.waitUntil(rows.test_button.isEnabled, timeout=SIGNAL_TIMEOUT_MS)
+    assert rows.result_label.text().startswith("Could not reach the server")
+    assert QApplication.focusWidget() is rows.test_button

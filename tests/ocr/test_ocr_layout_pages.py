@@ -126,3 +126,33 @@ def test_an_invoices_key_value_block_stays_out_of_the_items_under_it(
     assert sheet.max_column == len(items[0])
     assert sheet["B2" if len(items[0]) == 2 else "C2"].value == 1200.0
     assert csv_text(layout.tables[1:]).splitlines()[0] == ",".join(items[0])
+
+
+# An invoice's header as the detector boxed it (an invoice drawn at 60 %): the address lines
+# on the left at one pitch, the key-value block on the right at another; "8002 Zurich" is
+# boxed tall enough to reach both "Date" and "Due".
+INVOICE_HEADER = [
+    ("Invoice no.", (359, 39, 409, 54)), ("INV-4471", (419, 40, 457, 52)),
+    ("Seestrasse 41", (24, 46, 91, 57)),
+    ("Date", (359, 53, 381, 63)), ("2024-09-17", (419, 51, 466, 64)),
+    ("8002 Zurich", (22, 57, 85, 74)),
+    ("Due", (359, 64, 378, 73)), ("2024-10-17", (418, 61, 466, 76)),
+    ("VAT CHE-123.456.789", (23, 73, 135, 88)),
+    ("billing@brightline.ch", (23, 87, 128, 102)),
+]  # fmt: skip
+
+
+def test_a_key_value_row_is_not_joined_to_the_one_under_it() -> None:
+    """Issue 55: a row's extent grows with each item it takes, so "8002 Zurich" beside "Date"
+    stretched the row down to "Due": one row, "Due Date | 2024-09-17 2024-10-17" (the labels
+    reversed, ordered by their left edges). Two lines one under the other are two rows."""
+    layout = arrange([TextFragment.from_box(text, box) for text, box in INVOICE_HEADER])
+    rows = [list(row) for table in layout.tables for row in table.rows]
+    cells = [cell for row in rows for cell in row] + [line.text for line in layout.lines]
+    assert not any("Date" in cell and "Due" in cell for cell in cells)
+    assert not any("2024-09-17" in cell and "2024-10-17" in cell for cell in cells)
+    [date] = [row for row in rows if "Date" in row]
+    [due] = [row for row in rows if "Due" in row]
+    assert date[date.index("Date") + 1] == "2024-09-17"
+    assert due[due.index("Due") + 1] == "2024-10-17"
+    assert rows.index(date) < rows.index(due)

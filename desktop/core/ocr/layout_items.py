@@ -124,7 +124,8 @@ def union_box(boxes: Iterable[Box]) -> Box:
 
 
 def group_rows(items: Iterable[Item]) -> list[Row]:
-    """Group items whose vertical extents overlap by at least half into rows, left to right."""
+    """Group items whose vertical extents overlap by at least half into rows, left to right;
+    never one under another."""
     rows: list[Row] = []
     for item in sorted(items, key=lambda i: i.centre_y):
         last = rows[-1] if rows else None
@@ -134,6 +135,7 @@ def group_rows(items: Iterable[Item]) -> list[Row]:
             and item.ruled is None
             and overlap(item.top, item.bottom, last.top, last.bottom)
             >= 0.5 * min(item.height, last.height)
+            and not _stacked(item, last)
         )
         if joins and last is not None:
             last.items.append(item)
@@ -142,6 +144,18 @@ def group_rows(items: Iterable[Item]) -> list[Row]:
     for row in rows:
         row.items.sort(key=lambda i: i.left)
     return rows
+
+
+def _stacked(item: Item, row: Row) -> bool:
+    """`item` lies under an item of `row` (the two share columns, their middles a half line or
+    more apart): the next line of a block. A row's extent grows with each item it takes, so a
+    block set beside lines at another pitch reached the line under it (an invoice's "Date" and
+    "Due" beside its address lines: one row, "Due Date | 2024-09-17 2024-10-17")."""
+    return any(
+        min(item.right, other.right) > max(item.left, other.left)
+        and abs(item.centre_y - other.centre_y) > 0.5 * min(item.height, other.height)
+        for other in row.items
+    )
 
 
 def items_of(rows: Iterable[Row]) -> list[Item]:

@@ -197,6 +197,7 @@ class FirstRunPanel(QFrame):
         """Imports `source` if it holds OpenVINO IR, else converts it (hub id or checkpoint)."""
         if self.running:
             return
+        self.download.forget_failure()
         problem = models_dir_problem(self.models_dir)
         if problem:
             self.result_label.setText(problem)

@@ -141,8 +141,8 @@ class ModelSourceRows(QObject):
         """Test connection: the address checked here, then (once the user agreed to send to
         it) the server's models, or why it cannot be used."""
         self._test_ticket = self._checker.submit(self.typed_config(), ask_models=False)
-        self.test_button.setEnabled(False)
         self.show_result("Checking the address…")
+        self._set_testing(True)
 
     def check(self, then: Callable[[ServerConfig | None], None]) -> None:
         """Checks the address (no request to the server); `then(config)`, with None when
@@ -172,13 +172,13 @@ class ModelSourceRows(QObject):
             config = result.config
             if config is not None and result.models is None and result.error is None:
                 if self.agree is not None and not self.agree(config):
-                    self.test_button.setEnabled(True)
+                    self._set_testing(False)
                     self.show_result(f"Not tested: nothing was sent to {config.host}.")
                     return
                 self._test_ticket = self._checker.submit(config, ask_models=True)
                 self.show_result("Connecting…")
                 return
-            self.test_button.setEnabled(True)
+            self._set_testing(False)
             if config is None or result.models is None:
                 self.show_result(result.error or "The server could not be checked.", error=True)
             else:
@@ -192,6 +192,20 @@ class ModelSourceRows(QObject):
                 self.show_result("")
             if then is not None:
                 then(result.config)
+
+    def _set_testing(self, testing: bool) -> None:
+        """Disables the button while a test runs. Qt hands a disabled widget's focus to the
+        next field (Max answer length): the result line holds it meanwhile (a screen reader
+        reads the progress there) and gives it back to the button."""
+        button, label = self.test_button, self.result_label
+        if testing:
+            if button.hasFocus():
+                label.setFocus(Qt.FocusReason.OtherFocusReason)
+            button.setEnabled(False)
+            return
+        button.setEnabled(True)
+        if label.hasFocus():
+            button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _added_path(self, config: ServerConfig) -> str:
         """Says so when the API's usual path was added to a bare address (never silently)."""

@@ -9,8 +9,10 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QToolButton, QWidget
 
+from desktop.core.regions import Region
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.basics import Thumbnail
+from desktop.gui.widgets.region_picker import regions_said
 
 ATTACHMENT_EDGE = 64
 MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
@@ -35,6 +37,16 @@ class AttachmentChip(Thumbnail):
         remove = QAction("Remove", self)
         remove.triggered.connect(lambda: self.remove_requested.emit(self.ref))
         self.addAction(remove)
+        self._tip = self.toolTip()
+
+    def show_regions(self, regions: tuple[Region, ...]) -> None:
+        """The boxes outlined, and said: the outline alone is tiny, and no screen reader's."""
+        super().show_regions(regions)
+        said = regions_said(len(regions)) if regions else ""
+        self.setAccessibleName(f"Image {self.ref.name}" + (f", {said}" if said else ""))
+        them = "it" if len(regions) == 1 else "them"
+        note = f"\n{said} marked: the next question is about {them}." if said else ""
+        self.setToolTip(self._tip + note)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -31,7 +31,7 @@ from desktop.gui.widgets.attachment_chip import (
 from desktop.gui.widgets.basics import ElidedLabel, push_button, set_role
 from desktop.gui.widgets.composer_edit import ComposerEdit
 from desktop.gui.widgets.icons import line_icon
-from desktop.gui.widgets.region_picker import RegionDialog, RegionMarks
+from desktop.gui.widgets.region_picker import RegionDialog, RegionMarks, regions_said
 
 COUNT_ROOM = 90  # what the image count keeps beside the preset chips before they fold
 PRESET_TIPS = {
@@ -198,6 +198,7 @@ class Composer(QFrame):
         for chip in self._chips_kept():
             if chip.ref is ref:
                 chip.show_regions(boxes)
+        self._show_count()
 
     def clear_images(self) -> None:
         for ref in list(self._attachments):
@@ -362,6 +363,8 @@ class Composer(QFrame):
     def _show_count(self) -> None:
         count = len(self._attachments)
         parts = [f"{count} image{'s' if count != 1 else ''}"] if count else []
+        regions = len(self.marks.for_images(self._attachments))
+        parts += [regions_said(regions)] if regions else []  # the next question is about them
         # While an answer runs, reading ahead is not what happens ("Ready" beside Stop lied).
         hint = "" if self._generating else self._hint
         parts += [hint] if hint else []

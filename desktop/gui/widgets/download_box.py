@@ -17,6 +17,8 @@ from desktop.gui.widgets.basics import push_button, text_label
 from desktop.gui.workers.setup_process import SetupProcess, desklens_command, models_dir_problem
 
 BAR_STEPS = 1000
+# After a failure: the failures' sentences end "… and Download again" (hub_errors.py).
+AGAIN = "Download again"
 
 
 def log_sentence(line: str) -> str | None:
@@ -101,7 +103,7 @@ class DownloadBox(QWidget):
             return
         problem = models_dir_problem(self.models_dir)
         if problem:
-            self.download_button.setText("Try again")
+            self.download_button.setText(AGAIN)
             self._status(problem, error=True)
             return
         target = self.models_dir / target_name(repo)
@@ -112,6 +114,12 @@ class DownloadBox(QWidget):
         self._status("Connecting…")
         self._set_busy(True)
         self.process.start(command)
+
+    def forget_failure(self) -> None:
+        """Another set-up action starts: the last download's error is no longer the news."""
+        if self.status_label.objectName() == "errorText" and not self.running:
+            self.download_button.setText("Download")
+            self._status("")
 
     def close_now(self) -> None:
         """The app is closing: stop the child; its partial download stays for next time."""
@@ -188,7 +196,7 @@ class DownloadBox(QWidget):
             tail = f"{kept} (hidden): Download continues from there." if kept else ""
             self._status(f"Cancelled. No model was installed.{tail}")
         else:
-            self.download_button.setText("Try again")
+            self.download_button.setText(AGAIN)
             self._status(
                 self._error or f"The download stopped unexpectedly (exit code {exit_code}).",
                 error=True,

@@ -48,6 +48,11 @@ TEXT_WIDTH = 420  # the dialog's wrapped lines are at least this wide, beside a 
 KEY_STEP_PX = 10  # on the screen: one arrow press moves or sizes the keyboard's box this far
 
 
+def regions_said(count: int) -> str:
+    """The count said: "1 region", "3 regions"."""
+    return f"{count} region{'s' if count != 1 else ''}"
+
+
 def region_on(image_index: int, boxes: Sequence[Region]) -> tuple[Region, ...]:
     """`boxes` (drawn on one image) as regions of the question's image `image_index`."""
     return tuple(Region(box.x, box.y, box.width, box.height, image_index) for box in boxes)
@@ -77,8 +82,10 @@ class RegionCanvas(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._start: QPoint | None = None
         self._current: QPoint | None = None
-        # The keyboard's box (image pixels): shown while the canvas has the focus.
+        # The keyboard's box (image pixels): shown while the canvas has the focus from the
+        # keyboard (Tab, opening, an arrow); a mouse press hides it until a key is pressed.
         self.key_box = Region(width // 4, height // 4, max(1, width // 2), max(1, height // 2))
+        self.keyboard = True
 
     def image_point(self, point: QPoint | QPointF) -> tuple[int, int]:
         """A point on the canvas in image pixels, kept inside the image."""
@@ -89,6 +96,7 @@ class RegionCanvas(QWidget):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         point = event.position().toPoint()
+        self.keyboard = False
         if event.button() == Qt.MouseButton.RightButton:
             self._remove_at(point)
         elif event.button() == Qt.MouseButton.LeftButton and len(self.boxes) < MAX_REGIONS:
@@ -120,9 +128,13 @@ class RegionCanvas(QWidget):
         key, shift = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         steps = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0),
                  Qt.Key.Key_Up: (0, -1), Qt.Key.Key_Down: (0, 1)}  # fmt: skip
+        adds = key in (Qt.Key.Key_Space, Qt.Key.Key_Insert)
         if key in steps:
+            self.keyboard = True
             self._move_key_box(*steps[Qt.Key(key)], resize=shift)
-        elif key in (Qt.Key.Key_Space, Qt.Key.Key_Insert) and len(self.boxes) < MAX_REGIONS:
+        elif adds and not self.keyboard:
+            self.keyboard = True  # hidden since a drag: shown first, never added unseen
+        elif adds and len(self.boxes) < MAX_REGIONS:
             self.boxes.append(self.key_box)
             self.changed.emit()
         elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.boxes:
@@ -139,6 +151,8 @@ class RegionCanvas(QWidget):
         self.update()
 
     def focusInEvent(self, event: QFocusEvent) -> None:
+        if event.reason() != Qt.FocusReason.MouseFocusReason:
+            self.keyboard = True
         self.update()  # the keyboard's box shows
         super().focusInEvent(event)
 
@@ -174,7 +188,7 @@ class RegionCanvas(QWidget):
         painter.setPen(QPen(REGION_COLOUR, 1, Qt.PenStyle.DashLine))
         if self._start is not None and self._current is not None:
             painter.drawRect(QRectF(QPointF(self._start), QPointF(self._current)).normalized())
-        elif self.hasFocus():
+        elif self.hasFocus() and self.keyboard:
             left, top, right, bottom = (round(v * self.scale) for v in self.key_box.corners)
             painter.drawRect(QRectF(left, top, right - left - 1, bottom - top - 1))
         painter.end()
@@ -264,7 +278,7 @@ class RegionDialog(QDialog):
         if count >= MAX_REGIONS:
             self._set_text(self.hint, f"{count} regions: the most one question can take.")
         elif count:
-            self._set_text(self.hint, f"{count} region{'s' if count != 1 else ''}. {REGION_HINT}")
+            self._set_text(self.hint, f"{regions_said(count)}. {REGION_HINT}")
         else:
             self._set_text(self.hint, REGION_HINT)
         self.clear_button.setEnabled(bool(count))
