@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.codes import OcrCode, find_codes
 from desktop.core.ocr.detection_scale import DetectorSettings
 from desktop.core.ocr.empty_cells import read_empty_cells
+from desktop.core.ocr.int8_check import Reading, Verdict, checked
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.model_files import (
     OcrModelFiles,
@@ -87,14 +89,19 @@ class OcrEngine:
         precision: Precision = "auto",
         detector: DetectorSettings | None = None,
         use_angle_classifier: bool = False,
+        model_files: OcrModelFiles | None = None,
     ) -> None:
+        """`precision` "auto" (the default) uses INT8 where this CPU's check found it reads as
+        FP32 (`int8_check.py`); "int8" the INT8 models unchecked (to measure them);
+        `model_files` these files, unchecked."""
         # The angle classifier only fixes upside-down lines, which screenshots never have;
         # skipping it is faster and avoids its false flips of upright text.
         self.threads = threads
         self.precision = precision
         self.detector = detector or DetectorSettings()
         self.use_angle_classifier = use_angle_classifier
-        self.model_files: OcrModelFiles | None = None  # known once the models are loaded
+        self.model_files = model_files  # known once the models are loaded
+        self.int8_verdict: Verdict | None = None  # "auto" with INT8 models: this CPU's check
         self._models: PpOcr | None = None
         self._lock = threading.Lock()
         # The page's marks are found here while the models read: the cores are not busy all
@@ -178,14 +185,41 @@ class OcrEngine:
 
     def _ppocr(self) -> PpOcr:
         if self._models is None:
-            self.model_files = find_model_files(self.precision)
-            self._models = PpOcr(
-                self.model_files,
-                threads=self.threads,
-                use_angle_classifier=self.use_angle_classifier,
-                cache_dir=compiled_cache_dir(),
-            )
+            files = self.model_files or find_model_files(self.precision)
+            checking: dict[OcrModelFiles, OcrEngine] = {}
+            if self.model_files is None and self.precision == "auto" and files.precision == "int8":
+
+                def read(models: OcrModelFiles, images: Sequence[Image.Image]) -> list[Reading]:
+                    engine = checking.setdefault(models, self._sibling(models))
+                    return [_reading(engine.extract(image)) for image in images]
+
+                files, self.int8_verdict = checked(files, find_model_files("fp32"), read)
+            self.model_files = files
+            used = checking.get(files)  # the check compiled these models already
+            self._models = used._ppocr() if used else self._load(files)
         return self._models
+
+    def _load(self, files: OcrModelFiles) -> PpOcr:
+        return PpOcr(
+            files,
+            threads=self.threads,
+            use_angle_classifier=self.use_angle_classifier,
+            cache_dir=compiled_cache_dir(),
+        )
+
+    def _sibling(self, files: OcrModelFiles) -> OcrEngine:
+        """An engine like this one on other model files (the INT8 check's)."""
+        return OcrEngine(
+            self.threads,
+            detector=self.detector,
+            use_angle_classifier=self.use_angle_classifier,
+            model_files=files,
+        )
+
+
+def _reading(result: OcrResult) -> Reading:
+    cells = tuple(tuple(tuple(row) for row in table.rows) for table in result.tables)
+    return Reading(result.text(), cells)
 
 
 def _outside_codes(fragments: list[TextFragment], codes: list[OcrCode]) -> list[TextFragment]:
