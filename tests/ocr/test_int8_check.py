@@ -34,8 +34,8 @@ def own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 class Readers:
-    """Reads every page as "page N"; the lone-characters page with a "." for its "-" when the
-    files hold the INT8 part named by `differs` ("det", "rec" or both)."""
+    """Reads every page as its size and a "-"; the lone-characters page with a "." for its
+    "-" when the files hold the INT8 part named by `differs` ("det", "rec" or both)."""
 
     def __init__(self, *differs: str) -> None:
         self.differs = differs
@@ -43,10 +43,15 @@ class Readers:
 
     def __call__(self, files: OcrModelFiles, images: Sequence[Image.Image]) -> list[Reading]:
         self.calls.append(files)
-        readings = [Reading(f"page {n}\n-", ()) for n in range(len(images))]
-        if any(getattr(files, part) == getattr(INT8, part) for part in self.differs):
-            readings[LONE] = Reading(f"page {LONE}\n.", ())
-        return readings
+        otherwise = any(getattr(files, part) == getattr(INT8, part) for part in self.differs)
+        return [
+            Reading(f"{image.size}\n{'.' if otherwise and lone(image) else '-'}", ())
+            for image in images
+        ]
+
+
+def lone(image: Image.Image) -> bool:
+    return image.tobytes() == check_pages()[LONE].image.tobytes()
 
 
 def test_int8_that_reads_as_fp32_is_used_whole() -> None:

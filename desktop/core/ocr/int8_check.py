@@ -135,22 +135,22 @@ def mixed(int8: OcrModelFiles, fp32: OcrModelFiles, det: Part, rec: Part) -> Ocr
 def decide(
     int8: OcrModelFiles, fp32: OcrModelFiles, read: Reader, identity: dict[str, str]
 ) -> Verdict:
-    """Reads the check pages with FP32, then with each mix until one reads them all alike."""
+    """Reads the check pages with FP32, then with each mix until one reads them all alike
+    (INT8 whole reads every page, for the verdict to name them; a mix stops at its first
+    page read otherwise)."""
     started = time.perf_counter()
     pages = check_pages()
     images = [page.image for page in pages]
     wanted = read(fp32, images)
-    differed: tuple[str, ...] = ()
-    det: Part = "fp32"
-    rec: Part = "fp32"
-    for mix in MIXES:
-        got = read(mixed(int8, fp32, *mix), images)
-        unlike = tuple(p.name for p, a, b in zip(pages, got, wanted, strict=True) if a != b)
-        if mix == MIXES[0]:
-            differed = unlike
-        if not unlike:
-            det, rec = mix
+    got = read(int8, images)
+    differed = tuple(p.name for p, a, b in zip(pages, got, wanted, strict=True) if a != b)
+    mix: tuple[Part, Part] = ("fp32", "fp32") if differed else MIXES[0]
+    for tried in MIXES[1:] if differed else ():
+        files = mixed(int8, fp32, *tried)
+        if all(read(files, [image]) == [want] for image, want in zip(images, wanted, strict=True)):
+            mix = tried
             break
+    det, rec = mix
     return Verdict(
         det,
         rec,
