@@ -190,7 +190,9 @@ class OcrEngine:
             if self.model_files is None and self.precision == "auto" and files.precision == "int8":
 
                 def read(models: OcrModelFiles, images: Sequence[Image.Image]) -> list[Reading]:
-                    engine = checking.setdefault(models, self._sibling(models))
+                    if models not in checking:
+                        checking[models] = self._sibling(models)
+                    engine = checking[models]
                     return [_reading(engine.extract(image)) for image in images]
 
                 files, self.int8_verdict = checked(files, find_model_files("fp32"), read)

@@ -10,7 +10,8 @@ tried one at a time (the FP32 detector with the INT8 recognizer, then the other 
 the first mix that reads every page as FP32 is used; if none does, the FP32 models are. The
 verdict is kept in the user data folder per CPU model, CPU flags, oneDNN cap, OpenVINO version,
 INT8 decisions and DeskLens version, so the check (a few seconds, on the thread that loads the
-models: the GUI's warm-up worker) runs once per machine and update.
+models: the GUI's warm-up worker) runs once per machine and update, and again if the pages
+drawn change (fonts installed since).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -35,7 +37,7 @@ from desktop.core.ocr.model_files import OcrModelFiles, decisions_digest
 
 log = logging.getLogger(__name__)
 
-CHECK_VERSION = 1  # raise when the pages or the comparison change: every CPU is checked again
+CHECK_VERSION = 1  # raise when the comparison changes (new pages change the key themselves)
 VERDICTS_NAME = "ocr-int8-verdicts.json"
 KEPT = 16  # verdicts kept (one per CPU, cap and version the data folder has met)
 Part = Literal["int8", "fp32"]
@@ -111,7 +113,18 @@ def fingerprint() -> dict[str, str]:
         "decisions": decisions_digest()[:16],
         "desklens": __version__,
         "check": str(CHECK_VERSION),
+        "pages": pages_digest(),
     }
+
+
+@cache
+def pages_digest() -> str:
+    """The check pages' pixels: other pages (an update, fonts installed since) are checked
+    again."""
+    digest = hashlib.sha256()
+    for page in check_pages():
+        digest.update(page.image.tobytes())
+    return digest.hexdigest()[:16]
 
 
 def key_of(identity: dict[str, str]) -> str:
