@@ -42,6 +42,11 @@ PRIMED_LINE_WIDTH = 3584
 # higher, bench/RESULTS.md "Hostile inputs"), where the time they save is lost in the noise.
 MARKS_BESIDE_PIXELS = 8_000_000
 
+# After a page this large (beyond any screen: 8K is 33 MP) the detector's buffers, sized for it,
+# are given back: how much they hold depends on the CPU's kernels and the models' precision,
+# and costs ~0.2 s to give back and to allocate again, lost in such a page's time (issue 56).
+RELEASE_ABOVE_PIXELS = 36_000_000
+
 log = logging.getLogger(__name__)
 
 
@@ -140,6 +145,8 @@ class OcrEngine:
         finding = self._marks.submit(page_marks, gray, label) if beside else None
         with self._lock:
             fragments = self._ppocr().read(pixels, self.detector, unsure)
+            if size[0] * size[1] > RELEASE_ABOVE_PIXELS:
+                self._ppocr().release_memory()
         del pixels
         marks = finding.result() if finding else page_marks(gray, label, layout=bool(fragments))
         result = self.result_from_fragments(
@@ -190,14 +197,15 @@ class OcrEngine:
             if self.model_files is None and self.precision == "auto" and files.precision == "int8":
 
                 def read(models: OcrModelFiles, images: Sequence[Image.Image]) -> list[Reading]:
-                    if models not in checking:
+                    if models not in checking:  # one engine at a time: the peak stays low
+                        checking.clear()
                         checking[models] = self._sibling(models)
                     engine = checking[models]
                     return [_reading(engine.extract(image)) for image in images]
 
                 files, self.int8_verdict = checked(files, find_model_files("fp32"), read)
             self.model_files = files
-            used = checking.get(files)  # the check compiled these models already
+            used = checking.get(files)  # the check's last engine may have these models
             self._models = used._ppocr() if used else self._load(files)
         return self._models
 
