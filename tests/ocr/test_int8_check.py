@@ -95,10 +95,11 @@ def test_the_verdict_is_kept_per_cpu_and_versions(
     assert again.calls and (verdict.det, verdict.rec, verdict.isa_cap) == ("fp32", "fp32", "AVX2")
 
 
-def test_a_damaged_verdicts_file_is_checked_again(own_data_folder: Path) -> None:
+@pytest.mark.parametrize("content", ['{"verdicts": {"x": ', '{"verdicts": [1, 2]}', "[]"])
+def test_a_damaged_verdicts_file_is_checked_again(own_data_folder: Path, content: str) -> None:
     target = own_data_folder / int8_check.VERDICTS_NAME
     target.parent.mkdir()
-    target.write_text('{"verdicts": {"x": ')
+    target.write_text(content)
     read = Readers()
     assert int8_check.checked(INT8, FP32, read)[1].det == "int8" and read.calls
     assert len(json.loads(target.read_text())["verdicts"]) == 1

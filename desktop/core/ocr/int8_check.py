@@ -197,7 +197,7 @@ def store(key: str, verdict: Verdict, identity: dict[str, str]) -> None:
     target = verdicts_file()
     try:
         verdicts = dict(read_json_object(target).get("verdicts", {}))
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, TypeError):  # none yet, or not ours
         verdicts = {}
     verdicts.pop(key, None)
     verdicts[key] = {**asdict(verdict), "identity": identity, "checked": time.time()}
