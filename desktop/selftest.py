@@ -142,6 +142,9 @@ def check_ocr() -> str:
     if SAMPLE_TEXT not in read:
         raise CheckFailed(f'expected "{SAMPLE_TEXT}", read "{read}"')
     models = engine.model_files
+    verdict = engine.int8_verdict  # INT8 checked against FP32 on this CPU (first use)
+    if verdict is not None:
+        return f'read "{read}"; {verdict.sentence()} (checked in {verdict.seconds:.1f} s)'
     return f'read "{read}" ({models.precision.upper() if models else "?"} models)'
 
 

@@ -13,34 +13,28 @@ crash as "not checkable here", never as a pass.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+from desktop.core.ocr.int8_check import cpu_flags  # the flags /proc/cpuinfo lists
 
 ENV = "ONEDNN_MAX_CPU_ISA"
 NATIVE = "native"  # no cap: what the CPU has
 
-# (oneDNN's name, the /proc/cpuinfo flags it needs), highest first.
+_AVX512 = frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})
+_BF16 = _AVX512 | {"avx512_vnni", "avx512_bf16"}
+# (oneDNN's name, the /proc/cpuinfo flags it needs), highest first. AMX (Sapphire Rapids and
+# later Xeons) multiplies INT8 tiles into 32-bit sums, a kernel of its own: on such a Xeon the
+# INT8 recognizer read a lone "-" as "." at this level only (issue 56). oneDNN's AMX level
+# includes AVX512-FP16, which every CPU with AMX has.
 _LEVELS: tuple[tuple[str, frozenset[str]], ...] = (
-    (
-        "AVX512_CORE_BF16",
-        frozenset({"avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16"}),
-    ),
-    ("AVX512_CORE_VNNI", frozenset({"avx512f", "avx512bw", "avx512vl", "avx512_vnni"})),
-    ("AVX512_CORE", frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})),
+    ("AVX512_CORE_AMX", _BF16 | {"avx512_fp16", "amx_tile", "amx_int8", "amx_bf16"}),
+    ("AVX512_CORE_BF16", _BF16),
+    ("AVX512_CORE_VNNI", _AVX512 | {"avx512_vnni"}),
+    ("AVX512_CORE", _AVX512),
     ("AVX2_VNNI", frozenset({"avx2", "avx_vnni"})),
     ("AVX2", frozenset({"avx2"})),
 )
-VNNI_LEVELS = frozenset({"AVX512_CORE_BF16", "AVX512_CORE_VNNI", "AVX2_VNNI"})
-
-
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    try:
-        text = cpuinfo.read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return frozenset()
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            return frozenset(line.partition(":")[2].split())
-    return frozenset()
+# The levels whose u8·s8 products are summed in 32 bits (no 16-bit pair sum to saturate).
+VNNI_LEVELS = frozenset({"AVX512_CORE_AMX", "AVX512_CORE_BF16", "AVX512_CORE_VNNI", "AVX2_VNNI"})
 
 
 def available_levels(flags: frozenset[str] | None = None) -> list[str]:

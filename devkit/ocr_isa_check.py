@@ -1,12 +1,15 @@
-"""The OCR's fixed check pages read by INT8 and FP32 in this process, as JSON on stdout.
+"""The OCR's fixed check pages read in this process, as JSON on stdout: by the INT8 models as
+they are, by the FP32 models, and by the default engine (INT8 where this CPU's check found it
+reads as FP32, `desktop/core/ocr/int8_check.py`).
 
     ONEDNN_MAX_CPU_ISA=AVX512_CORE python -m devkit.ocr_isa_check
 
 Run once per instruction-set level in a child process (tests/ocr/test_int8_every_cpu.py,
-devkit/isa_levels.py): OpenVINO reads the variable when it loads. Each page has the exact text
-it must read; the pages are the kinds INT8 models lost on some CPUs: spaces between words
-("Invoice4711", "byFriday"), a light-grey low-contrast page, small print, and a table of lone
-characters (a "1" beside a "-" read "1." by the INT8 recognizer: `ocr/marks.py`).
+devkit/isa_levels.py): OpenVINO reads the variable when it loads. The pages are the run-time
+check's (`ocr/check_pages.py`: spaces between words, a light-grey page, small print, lone
+characters in table cells, an invoice's items), the first three with the text they show, and
+the lone-characters table of the table tests (`devkit/table_pages.py`), which the check never
+reads: on it INT8 read a lone "-" as "." with AMX.
 """
 
 from __future__ import annotations
@@ -17,45 +20,35 @@ import sys
 from PIL import Image
 
 from desktop.core.ocr import OcrEngine
-from desktop.core.ocr.rendered_pages import render_lines
+from desktop.core.ocr.check_pages import check_pages
 from devkit.table_pages import lone_characters_page
 
-INVOICE = [
-    "Invoice 4711 for the batch of April",
-    "Total amount due 12,450.50 EUR by Friday",
-    "Ship to: Mrs Jane Müller, 12 Long Road",
-]
-GREY = [
-    "Backups run every night at 02:00",
-    "The report is due on 14 March 2026",
-    "Contact the support team for access",
-]
-SMALL = [
-    "Order 5521 ships in 3 boxes to Berlin",
-    "Warranty: 24 months from the date of purchase",
-    "Version 2.4.1 fixes the export of large tables",
-]
+UNSEEN = "lone characters, table tests"  # not among the check's pages
 
 
-def pages() -> dict[str, tuple[Image.Image, list[str]]]:
-    cells = lone_characters_page("serif", dark=False)
-    return {
-        "invoice": (render_lines(INVOICE, width=760), INVOICE),
-        "light grey": (render_lines(GREY, width=760, ink=(175, 175, 175)), GREY),
-        "small print": (render_lines(SMALL, size=12, width=600), SMALL),
-        "lone characters": (cells.image, ["\t".join(row) for row in cells.tables[0].texts()]),
+def pages() -> dict[str, tuple[Image.Image, str | None]]:
+    """Each page's image and the text it must read (None: only alike in FP32 and INT8)."""
+    found: dict[str, tuple[Image.Image, str | None]] = {
+        page.name: (page.image, "\n".join(page.lines) if page.lines else None)
+        for page in check_pages()
     }
+    cells = lone_characters_page("serif", dark=False)
+    found[UNSEEN] = (cells.image, "\n".join("\t".join(row) for row in cells.tables[0].texts()))
+    return found
 
 
 def main() -> int:
-    engines = {name: OcrEngine(precision=name) for name in ("int8", "fp32")}
-    found: dict[str, dict[str, str]] = {}
-    for name, (image, lines) in pages().items():
-        found[name] = {"expected": "\n".join(lines)}
+    engines = {name: OcrEngine(precision=name) for name in ("fp32", "int8", "auto")}
+    read: dict[str, dict[str, str | None]] = {}
+    for name, (image, expected) in pages().items():
+        read[name] = {"expected": expected}
         for precision, engine in engines.items():
-            found[name][precision] = engine.extract(image).text()
+            read[name][precision] = engine.extract(image).text()
     loaded = {p: str(e.model_files.precision) for p, e in engines.items() if e.model_files}
-    json.dump({"pages": found, "precisions": loaded}, sys.stdout)
+    verdict = engines["auto"].int8_verdict
+    assert verdict is not None, "the default engine checks INT8 when it loads it"
+    checked = {"sentence": verdict.sentence(), "differed": list(verdict.differed)}
+    json.dump({"pages": read, "precisions": loaded, "verdict": checked}, sys.stdout)
     return 0
 
 

@@ -21,6 +21,7 @@ MB = 1 << 20
 # Back near idle: the give-back runs just after the response is sent (a 100-megapixel
 # round leaves RSS ~400 MiB above idle until it has run, ~60 MiB after)
 NEAR_IDLE_MIB = 256
+SETTLED_MIB = 4  # RSS falling by less than this in 0.2 s: the give-back has run
 
 
 def _status(pid: int) -> dict[str, int]:
@@ -87,13 +88,17 @@ def data_url_payload(png: bytes) -> str:
 
 
 def _settled(pid: int, below: int, within_s: float = 20.0) -> dict[str, int]:
-    """The status once RSS is under `below` MiB (memory is given back just after the
-    response), or as it is after `within_s`."""
+    """The status once RSS is under `below` MiB and has stopped falling (memory is given back
+    just after the response, a few hundred MiB at a time: a reading taken mid-way made the
+    rounds look as if memory piled up), or as it is after `within_s`."""
     deadline = time.monotonic() + within_s
     status = _status(pid)
-    while status["VmRSS"] >= below and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
         time.sleep(0.2)  # polling the child's RSS, bounded by the deadline
-        status = _status(pid)
+        now = _status(pid)
+        if status["VmRSS"] < below and now["VmRSS"] > status["VmRSS"] - SETTLED_MIB:
+            return now
+        status = now
     return status
 
 

@@ -1,12 +1,15 @@
-"""The INT8 OCR reads as FP32 does on every instruction set this machine can run (issue 36).
+"""The OCR reads as FP32 does on every instruction set this machine can run (issues 36, 56).
 
 OpenVINO picks its INT8 kernels by CPU: with VNNI, u8·s8 products are summed in 32 bits;
 without it (AVX2, AVX-512 before Cascade Lake, AMD before Zen 4) pairs of products are summed
-into 16 bits first, which saturates. 8-bit weights read differently on the two paths; the
-committed decisions keep weights to 7 bits, where no pair can overflow. Each level runs in a
-child process with ONEDNN_MAX_CPU_ISA set (devkit/isa_levels.py); a level that crashes
-OpenVINO on this CPU is skipped with that reason (a crash is never a pass), the native level
-never is.
+into 16 bits first, which saturates; AMX multiplies tiles. The committed decisions keep weights
+to 7 bits, where no pair can overflow, but what INT8 reads still depends on the CPU (a lone "-"
+read "." with AMX only), so no test here expects an INT8 read: the default engine, which uses
+INT8 only where this CPU's check found it reads as FP32 (`ocr/int8_check.py`), must read every
+page as FP32 does, and FP32 the text drawn. Each level runs in a child process with
+ONEDNN_MAX_CPU_ISA set (devkit/isa_levels.py); a level that crashes OpenVINO on this CPU is
+skipped with that reason (a crash is never a pass), the native level never is. What INT8 as it
+is reads otherwise at a level is printed, and must be what the check found on its pages.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from desktop.core import paths
 from desktop.core.ocr import int8, model_files
 from devkit import isa_levels
+from devkit.ocr_isa_check import UNSEEN
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVELS = isa_levels.available_levels()
@@ -38,9 +43,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
-def test_int8_reads_the_check_pages_exactly_at_every_level(level: str, built: Path) -> None:
+def test_the_ocr_reads_the_check_pages_as_fp32_at_every_level(
+    level: str, built: Path, tmp_path: Path
+) -> None:
     env = isa_levels.environment(level)
     env[model_files.INT8_DIR_ENV] = str(built)
+    env[paths.DATA_DIR_ENV] = str(tmp_path)  # the check runs afresh: no verdict kept
     done = subprocess.run(
         [sys.executable, "-m", "devkit.ocr_isa_check"],
         cwd=ROOT,
@@ -54,10 +62,15 @@ def test_int8_reads_the_check_pages_exactly_at_every_level(level: str, built: Pa
         pytest.skip(f"OpenVINO cannot run at {level} on this CPU (exit {done.returncode})")
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
-    assert result["precisions"] == {"int8": "int8", "fp32": "fp32"}
+    assert result["precisions"]["fp32"] == "fp32" and result["precisions"]["int8"] == "int8"
+    where = isa_levels.label(level)
     for name, page in result["pages"].items():
-        assert page["fp32"] == page["expected"], name
-        assert page["int8"] == page["expected"], (name, isa_levels.label(level))
+        if page["expected"] is not None:
+            assert page["fp32"] == page["expected"], name
+        assert page["auto"] == page["fp32"], (name, where)
+    otherwise = [name for name, page in result["pages"].items() if page["int8"] != page["fp32"]]
+    print(f"{where}: {result['verdict']['sentence']}; INT8 as it is reads otherwise: {otherwise}")
+    assert sorted(result["verdict"]["differed"]) == sorted(set(otherwise) - {UNSEEN})
 
 
 def test_every_quantized_weight_fits_in_seven_bits(built: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from desktop.core.images import LoadedImage, load_image
 from desktop.core.ocr.codes import OcrCode, find_codes
 from desktop.core.ocr.detection_scale import DetectorSettings
 from desktop.core.ocr.empty_cells import read_empty_cells
+from desktop.core.ocr.int8_check import Reading, Verdict, checked
 from desktop.core.ocr.layout import arrange
 from desktop.core.ocr.model_files import (
     OcrModelFiles,
@@ -39,6 +41,11 @@ PRIMED_LINE_WIDTH = 3584
 # them, as their masks would add to the detector's activations (a 100 MP page peaked 185 MB
 # higher, bench/RESULTS.md "Hostile inputs"), where the time they save is lost in the noise.
 MARKS_BESIDE_PIXELS = 8_000_000
+
+# After a page this large (beyond any screen: 8K is 33 MP) the detector's buffers, sized for it,
+# are given back: how much they hold depends on the CPU's kernels and the models' precision,
+# and costs ~0.2 s to give back and to allocate again, lost in such a page's time (issue 56).
+RELEASE_ABOVE_PIXELS = 36_000_000
 
 log = logging.getLogger(__name__)
 
@@ -87,14 +94,19 @@ class OcrEngine:
         precision: Precision = "auto",
         detector: DetectorSettings | None = None,
         use_angle_classifier: bool = False,
+        model_files: OcrModelFiles | None = None,
     ) -> None:
+        """`precision` "auto" (the default) uses INT8 where this CPU's check found it reads as
+        FP32 (`int8_check.py`); "int8" the INT8 models unchecked (to measure them);
+        `model_files` these files, unchecked."""
         # The angle classifier only fixes upside-down lines, which screenshots never have;
         # skipping it is faster and avoids its false flips of upright text.
         self.threads = threads
         self.precision = precision
         self.detector = detector or DetectorSettings()
         self.use_angle_classifier = use_angle_classifier
-        self.model_files: OcrModelFiles | None = None  # known once the models are loaded
+        self.model_files = model_files  # known once the models are loaded
+        self.int8_verdict: Verdict | None = None  # "auto" with INT8 models: this CPU's check
         self._models: PpOcr | None = None
         self._lock = threading.Lock()
         # The page's marks are found here while the models read: the cores are not busy all
@@ -133,6 +145,8 @@ class OcrEngine:
         finding = self._marks.submit(page_marks, gray, label) if beside else None
         with self._lock:
             fragments = self._ppocr().read(pixels, self.detector, unsure)
+            if size[0] * size[1] > RELEASE_ABOVE_PIXELS:
+                self._ppocr().release_memory()
         del pixels
         marks = finding.result() if finding else page_marks(gray, label, layout=bool(fragments))
         result = self.result_from_fragments(
@@ -178,14 +192,44 @@ class OcrEngine:
 
     def _ppocr(self) -> PpOcr:
         if self._models is None:
-            self.model_files = find_model_files(self.precision)
-            self._models = PpOcr(
-                self.model_files,
-                threads=self.threads,
-                use_angle_classifier=self.use_angle_classifier,
-                cache_dir=compiled_cache_dir(),
-            )
+            files = self.model_files or find_model_files(self.precision)
+            checking: dict[OcrModelFiles, OcrEngine] = {}
+            if self.model_files is None and self.precision == "auto" and files.precision == "int8":
+
+                def read(models: OcrModelFiles, images: Sequence[Image.Image]) -> list[Reading]:
+                    if models not in checking:  # one engine at a time: the peak stays low
+                        checking.clear()
+                        checking[models] = self._sibling(models)
+                    engine = checking[models]
+                    return [_reading(engine.extract(image)) for image in images]
+
+                files, self.int8_verdict = checked(files, find_model_files("fp32"), read)
+            self.model_files = files
+            used = checking.get(files)  # the check's last engine may have these models
+            self._models = used._ppocr() if used else self._load(files)
         return self._models
+
+    def _load(self, files: OcrModelFiles) -> PpOcr:
+        return PpOcr(
+            files,
+            threads=self.threads,
+            use_angle_classifier=self.use_angle_classifier,
+            cache_dir=compiled_cache_dir(),
+        )
+
+    def _sibling(self, files: OcrModelFiles) -> OcrEngine:
+        """An engine like this one on other model files (the INT8 check's)."""
+        return OcrEngine(
+            self.threads,
+            detector=self.detector,
+            use_angle_classifier=self.use_angle_classifier,
+            model_files=files,
+        )
+
+
+def _reading(result: OcrResult) -> Reading:
+    cells = tuple(tuple(tuple(row) for row in table.rows) for table in result.tables)
+    return Reading(result.text(), cells)
 
 
 def _outside_codes(fragments: list[TextFragment], codes: list[OcrCode]) -> list[TextFragment]:

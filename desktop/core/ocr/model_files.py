@@ -63,7 +63,7 @@ class OcrModelFiles:
     det: Path
     rec: Path
     cls: Path
-    precision: Literal["fp32", "int8"]
+    precision: Literal["fp32", "int8", "mixed"]  # mixed: one part INT8 (`int8_check.py`)
     # INT8 models: the FP32 recognizer that reads again a line with a look-alike in doubt
     rec_reference: Path | None = None
 

@@ -52,6 +52,10 @@ MARGIN_FLOOR = 0.4  # a read a margin may change to another text (PpOcr._read_wi
 # A short read this sure is not read again with a margin: on the 28 benchmark styles' tuning
 # pages no such re-read (55 of 59) changed a text, and they were a third of a chart's reads.
 MARGIN_SURE = 0.95
+# With INT8 models, the FP32 recognizer reads again what INT8 is unsure of: a lone character
+# (no word around to settle it: a table cell's "0" read "O", a lone "-" read "." with AMX) and a
+# read this near MIN_CONFIDENCE, which keeps or drops the line (issue 56). Few lines are either.
+REREAD_BELOW = 0.65
 # A line's text, confidence, and the crop column of each character (None when not kept).
 Read = tuple[str, float, np.ndarray | None]
 
@@ -208,7 +212,8 @@ class PpOcr:
         self, crops: Sequence[np.ndarray], requests: list[ov.InferRequest] | None = None
     ) -> list[Read]:
         """Reads on `requests` (the recognizer's streams); with INT8 models, a read with a
-        look-alike in doubt (`ctc.LOOK_ALIKE_DOUBT`) is replaced by the FP32 recognizer's."""
+        look-alike in doubt (`ctc.LOOK_ALIKE_DOUBT`) or unsure (`_unsure`) is replaced by the
+        FP32 recognizer's."""
         requests = requests or self._rec_requests
         results: list[Read] = [("", 0.0, None)] * len(crops)
         pending = recognizer_inputs(crops)
@@ -229,7 +234,7 @@ class PpOcr:
                     text, score, steps, doubt = ctc_decode(
                         scores, self._alphabet, logits=self._logits, look_alikes=self._look_alikes
                     )
-                    if doubt:
+                    if doubt or (self._reference is not None and _unsure(text, score)):
                         doubtful.append(index)
                     columns = None
                     if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
@@ -262,6 +267,13 @@ class PpOcr:
             self._reference_request = compiled.create_infer_request()
         return self._reference_request
 
+    def release_memory(self) -> None:
+        """Gives back the detector's intermediate buffers: OpenVINO keeps them sized for the
+        largest input it has met (a 100-megapixel page's 2080 x 2080 held ~870 MiB in FP32,
+        ~14 MiB in INT8 on an AVX2 CPU; they are allocated again, for the next input's size,
+        on the next page)."""
+        self._det.get_compiled_model().release_memory()
+
     def prime_recognizer(self, max_width: int) -> None:
         """Meet every padded line width up to `max_width` once on every stream, ahead of the
         first real page (each new width costs ~30 ms on each stream the first time)."""
@@ -292,6 +304,10 @@ class PpOcr:
                 if flipped > 0.9:
                     upright[start + row] = cv2.rotate(crops[start + row], cv2.ROTATE_180)
         return upright
+
+
+def _unsure(text: str, score: float) -> bool:
+    return len(text.strip()) == 1 or score < REREAD_BELOW
 
 
 def _join_reads(reads: list[Read]) -> Read:
