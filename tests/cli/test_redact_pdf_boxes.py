@@ -7,37 +7,13 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from ocr_pages import one_page_pdf
 
 from desktop.cli import main
 from desktop.core.ocr import OcrEngine
 
 BODY = "BT /F1 14 Tf {x} {y} Td 20 TL (Invoice for March services) ' " \
        "(Contact: billing.team@example.org) ' (Thank you for your business) ' ET"  # fmt: skip
-
-
-def _pdf(stream: str, box: str = "[0 0 612 792]", extra: str = "") -> bytes:
-    """A one-page PDF of Helvetica text, its MediaBox `box` (and `extra` page keys)."""
-    data = stream.encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        f"<< /Type /Page /Parent 2 0 R /MediaBox {box} {extra} ".encode()
-        + b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(data), data),
-    ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 def _read_back(path: Path) -> str:
@@ -62,7 +38,7 @@ def test_a_page_box_away_from_the_origin_is_filled_where_the_item_is(
     tmp_path, data_dir, capsys, box, extra, x, y
 ):
     path = tmp_path / "cropped.pdf"
-    path.write_bytes(_pdf(BODY.format(x=x, y=y), box, extra))
+    path.write_bytes(one_page_pdf(BODY.format(x=x, y=y), box, extra))
     assert main(["redact", str(path)]) == 0
     assert capsys.readouterr().out.startswith("Redacted 1 item (1 e-mail) on 1 of 1 page")
     read = _read_back(tmp_path / "cropped.redacted.pdf")
@@ -75,7 +51,7 @@ def test_a_run_in_a_tenth_of_a_point_or_below_the_page_is_no_traceback(tmp_path,
     below = BODY.format(x=72, y=740) + " BT /F1 14 Tf 72 -50 Td (Mail tom@example.org) Tj ET"
     for name, stream in (("tiny", tiny), ("below", below)):
         path = tmp_path / f"{name}.pdf"
-        path.write_bytes(_pdf(stream))
+        path.write_bytes(one_page_pdf(stream))
         assert main(["redact", str(path), "--text"]) == 0
         said = capsys.readouterr()
         assert said.err.startswith("Redacted "), said.err

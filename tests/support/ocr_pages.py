@@ -38,17 +38,22 @@ def ruled_table(rows: list[list[str]]) -> Image.Image:
 def text_layer_pdf(lines: list[str]) -> bytes:
     """A one-page PDF whose text is real text (Helvetica), written by hand."""
     shown = " ".join(f"({line}) '" for line in lines)
-    stream = f"BT /F1 14 Tf 72 740 Td 20 TL {shown} ET".encode()
+    return one_page_pdf(f"BT /F1 14 Tf 72 740 Td 20 TL {shown} ET")
+
+
+def one_page_pdf(stream: str, box: str = "[0 0 612 792]", extra: str = "") -> bytes:
+    """A one-page PDF drawing `stream` in Helvetica (F1), its MediaBox `box` (and `extra` page
+    keys, e.g. a CropBox), written by hand."""
+    data = stream.encode()
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox {box} {extra} ".encode()
+        + b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(data), data),
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
     for number, body in enumerate(objects, start=1):
         offsets.append(len(out))
         out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
