@@ -67,10 +67,15 @@ def test_test_connection_asks_first_and_says_the_added_path(qtbot, launch, monke
         assert len(asked) == 1  # agreed once for this address: not asked again
 
 
-def test_a_refused_connection_is_a_sentence_without_errno(qtbot, launch, monkeypatch):
-    with socket.socket() as sock:  # a port nobody listens on
+def unused_port() -> int:
+    """A port nobody listens on."""
+    with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+def test_a_refused_connection_is_a_sentence_without_errno(qtbot, launch, monkeypatch):
+    port = unused_port()
     window = launch()
     dialog = open_dialog(qtbot, window)
     answer_consent(monkeypatch, yes=True)
@@ -99,9 +104,7 @@ def test_test_connection_keeps_the_focus_on_its_button(qtbot, launch, monkeypatc
     """Disabling the focused button while it tests handed the focus to the next field, Max
     answer length: from the keyboard, the focus stays on the button (the result line holds it
     while the test runs)."""
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = unused_port()
     window = launch()
     dialog = open_dialog(qtbot, window)
     answer_consent(monkeypatch, yes=True)
