@@ -31,11 +31,14 @@ os.environ.setdefault("OPENVINO_TELEMETRY_DISABLE", "1")
 def _own_data_home(tmp_path_factory) -> Iterator[None]:
     """In a parallel run each worker has its own per-user data folder: the OCR's compiled-model
     cache there is written by OpenVINO without a lock between processes."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        yield
-        return
+    shared = tmp_path_factory.getbasetemp()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "data-home"))
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            patch.setenv("XDG_DATA_HOME", str(shared / "data-home"))
+            shared = shared.parent  # the workers' common folder
+        # The OCR's INT8 check is the CPU's: one verdict for every data folder the tests make
+        # (tests/ocr/test_int8_check.py checks the data folder's own file).
+        patch.setenv("DESKLENS_OCR_VERDICTS", str(shared / "ocr-int8-verdicts.json"))
         yield
 
 

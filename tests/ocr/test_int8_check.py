@@ -28,6 +28,7 @@ FP32 = OcrModelFiles(Path("det.onnx"), Path("rec.onnx"), Path("cls.onnx"), "fp32
 def own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A data folder of its own and no verdict known to the process."""
     monkeypatch.setenv(paths.DATA_DIR_ENV, str(tmp_path / "data"))
+    monkeypatch.delenv(int8_check.VERDICTS_ENV, raising=False)  # the data folder's own file
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
     monkeypatch.setattr(int8_check, "_known", {})
     yield tmp_path / "data"

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 CHECK_VERSION = 1  # raise when the comparison changes (new pages change the key themselves)
 VERDICTS_NAME = "ocr-int8-verdicts.json"
+VERDICTS_ENV = "DESKLENS_OCR_VERDICTS"
 KEPT = 16  # verdicts kept (one per CPU, cap and version the data folder has met)
 Part = Literal["int8", "fp32"]
 # The mixes tried, in order of speed: (detector, recognizer).
@@ -132,7 +133,10 @@ def key_of(identity: dict[str, str]) -> str:
 
 
 def verdicts_file() -> Path:
-    return paths.user_data_dir() / VERDICTS_NAME
+    """The data folder's, unless VERDICTS_ENV names another file (the test suite shares one
+    between its many data folders: a verdict is the CPU's, and the check takes seconds)."""
+    override = os.environ.get(VERDICTS_ENV)
+    return Path(override) if override else paths.user_data_dir() / VERDICTS_NAME
 
 
 def mixed(int8: OcrModelFiles, fp32: OcrModelFiles, det: Part, rec: Part) -> OcrModelFiles:
