@@ -109,3 +109,29 @@ def send_quick(qtbot, window):
 
     window.apply_settings(replace(window.settings, max_new_tokens=8))
     return send(qtbot, window, QUESTION, [text_image("Invoice 4471")])
+
+
+def test_retry_from_the_card_keeps_an_extraction_shown_after_it(qtbot, launch, tiny_ir, tmp_path):
+    """Extract text on the unanswered question's picture, then Retry on its card: only the
+    card goes (the random session saw the extraction vanish from the view, kept in the chat)."""
+    from desktop.gui.widgets.messages import OcrMessage
+
+    data = tmp_path / "data"
+    chat = killed_mid_answer(data)
+    window = launch(data_dir=data, model_dir=tiny_ir)
+    window.apply_settings(replace(window.settings, max_new_tokens=8))
+    window.open_conversation(chat)
+    question = window.chat.messages()[0]
+    qtbot.mouseClick(buttons(question)["Extract text"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: any(isinstance(m, OcrMessage) for m in window.chat.messages()),
+        timeout=SIGNAL_TIMEOUT_MS,
+    )
+    [card] = [m for m in window.chat.messages() if isinstance(m, ErrorMessage)]
+
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+        qtbot.mouseClick(buttons(card)["Retry"], Qt.MouseButton.LeftButton)
+
+    assert [type(m) for m in window.chat.messages()] == [UserMessage, OcrMessage, AssistantMessage]
+    shown = {m.entry_id for m in window.chat.messages()}
+    assert shown == {e.id for e in window.session.transcript.entries}

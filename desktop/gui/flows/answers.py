@@ -43,5 +43,5 @@ def show_late_answer(transcript: Transcript, chat: ChatView, result: AskResult) 
         return
     if entries[-1].role is not Role.USER or entries[-1].message_id != result.user_message_id:
         return
-    chat.remove_after(entries[-1].id)  # a no-answer card, if the chat showed one
+    chat.drop_unanswered(entries[-1].id)  # its no-answer card, if the chat showed one
     chat.show_entry(add_answer(transcript, result))

@@ -240,7 +240,7 @@ class AskFlow(QObject):
         if request is None or (entry is not question and not self._drop_from(entry)):
             return
         if entry is question:  # its no-answer card's Retry: the card goes, the question stays
-            self._parts.chat.remove_after(entry.id)
+            self._parts.chat.drop_unanswered(entry.id)
         self._question = question.id
         self._submit(request)
 

@@ -160,11 +160,11 @@ class ChatView(QScrollArea):
         card.entry_id = entry_id
         self.add(card)
 
-    def remove_after(self, entry_id: int) -> None:
-        """Takes every widget after the entry's out of the view (a card about it)."""
-        first = self.widget_for(entry_id)
-        if first is not None:
-            for message in self._messages[self._messages.index(first) + 1 :]:
+    def drop_unanswered(self, entry_id: int) -> None:
+        """Takes the no-answer card of the question `entry_id` out of the view (only the card:
+        an extraction shown after it meanwhile stays)."""
+        for message in list(self._messages):
+            if isinstance(message, ErrorMessage) and message.entry_id == entry_id:
                 self.remove(message)
 
     def show_prompt(self, entry: Entry) -> None:
