@@ -42,6 +42,7 @@ from devkit.walk_actions import (
 STALL_S = 2.0  # the GUI thread must answer events within this
 BEAT_MS = 100
 SETTLE_S = 180.0  # an answer, an extraction or a redaction on two busy cores
+QUIET_S = 1.0  # idle this long before a history difference is taken as lasting
 
 
 def say(event: str, **fields: object) -> None:
@@ -166,18 +167,30 @@ class Walker:
         waits = rng.random() < 0.5  # half the time the next action meets the work running
         self.settle(time.monotonic() + SETTLE_S, name, waits)
 
-    def settle(self, deadline: float, name: str, waits: bool) -> None:
+    def settle(self, deadline: float, name: str, waits: bool, quiet_since: float = 0.0) -> None:
         settled = idle(self.window)
         if waits and not settled:
             if time.monotonic() < deadline:
-                QTimer.singleShot(20, lambda: self.settle(deadline, name, waits))
+                QTimer.singleShot(20, lambda: self.settle(deadline, name, waits, quiet_since))
                 return
             return self.finish("failed", why=f"still busy {SETTLE_S:.0f} s after {name}")
         problem = self.check(settled)
+        if problem and settled and not quiet_since:
+            # A result may be stored a moment before the flags say so: look again once the
+            # app has stayed idle for QUIET_S; a difference that lasts is a failure.
+            return self.stay_quiet(deadline, name, time.monotonic())
         if problem:
             return self.finish("failed", why=problem, n=self.index, name=name)
         self.index += 1
         QTimer.singleShot(0, self.step)
+
+    def stay_quiet(self, deadline: float, name: str, since: float) -> None:
+        if not idle(self.window):
+            since = time.monotonic()
+        if time.monotonic() - since < QUIET_S and time.monotonic() < deadline:
+            QTimer.singleShot(50, lambda: self.stay_quiet(deadline, name, since))
+            return
+        self.settle(deadline, name, True, quiet_since=since)
 
     def check(self, settled: bool) -> str:
         if self.problems.found:
