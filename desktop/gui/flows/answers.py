@@ -6,7 +6,7 @@ from __future__ import annotations
 from desktop.core.chat import ErrorKind
 from desktop.core.conversation import AskResult
 from desktop.core.conversation.transcript import Entry, EntryState, Transcript
-from desktop.core.history import Role
+from desktop.core.history import AskedWith, Role
 from desktop.gui.widgets.chat_view import ChatView
 
 _STATES = {"stopped": EntryState.STOPPED, "length": EntryState.CUT_SHORT}
@@ -37,11 +37,23 @@ def show_late_answer(transcript: Transcript, chat: ChatView, result: AskResult) 
     stopped answer is stored after the view read the store): the stored answer goes under
     its question, unless the view already has it or its question is not the last entry."""
     entries = transcript.entries
-    if result.answer_message_id is None or not entries:
+    stored = {entry.message_id for entry in entries}
+    if result.answer_message_id is None or result.answer_message_id in stored:
         return
-    if any(entry.message_id == result.answer_message_id for entry in entries):
-        return
-    if entries[-1].role is not Role.USER or entries[-1].message_id != result.user_message_id:
-        return
-    chat.drop_unanswered(entries[-1].id)  # its no-answer card, if the chat showed one
+    last = entries[-1] if entries else None
+    if last is not None and last.role is Role.USER and last.message_id == result.user_message_id:
+        chat.drop_unanswered(last.id)  # its no-answer card, if the chat showed one
+    elif result.user_message_id in stored:
+        return  # its question is not the last entry: reopening the chat shows it in place
+    else:  # the question too was stored after the view read the store
+        request = result.request
+        asked = AskedWith(
+            request.settings, request.preset, request.grounded, bool(request.system),
+            request.regions,
+        )  # fmt: skip
+        question = transcript.add(
+            Role.USER, request.typed or request.question, images=request.images, asked=asked,
+            prompt=result.prompt, message_id=result.user_message_id,
+        )  # fmt: skip
+        chat.show_entry(question)
     chat.show_entry(add_answer(transcript, result))
