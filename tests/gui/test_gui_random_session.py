@@ -6,14 +6,15 @@ resized down to its minimum; the app quit mid-answer and started again. After ev
 the process is alive, its GUI thread answered within 2 s, nothing raised or logged an error,
 and the history agrees with the window (devkit/walk_child.py).
 
-A new seed each run, printed; `DESKLENS_WALK_SEED=N` replays one, `DESKLENS_WALK_ACTIONS`
-sets the length (bench/app_soak.py runs thousands). A failure prints the seed, the last 20
-actions and every thread's stack."""
+The seeds are fixed, so CI gives the same verdict on every run: 90180 is the walk a new seed
+found failing in CI (an extraction that came while an answer streamed, lost from the view by
+Regenerate). New seeds are bench/app_soak.py's work (thousands of actions); one it finds
+failing comes here. `DESKLENS_WALK_SEED=N` runs another, `DESKLENS_WALK_ACTIONS` sets the
+length. A failure prints the seed, the last 20 actions and every thread's stack."""
 
 from __future__ import annotations
 
 import os
-import random
 
 import pytest
 from xserver import XServerMissing, start_xvfb
@@ -21,6 +22,8 @@ from xserver import XServerMissing, start_xvfb
 from devkit.walk import walk
 
 ACTIONS = int(os.environ.get("DESKLENS_WALK_ACTIONS", "300"))
+SEED = int(os.environ.get("DESKLENS_WALK_SEED") or 90180)
+SETTINGS_SEED = 5505
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +39,8 @@ def x_server():
 def test_a_random_session_of_hundreds_of_actions_never_crashes_hangs_or_loses_track(
     x_server, tiny_ir, tmp_path
 ):
-    seed = int(os.environ.get("DESKLENS_WALK_SEED") or random.SystemRandom().randrange(10**6))
-    print(f"random session seed {seed} ({ACTIONS} actions)")
-    report = walk(seed, ACTIONS, tiny_ir, tmp_path, x_server.env, timeout_s=3000)
+    print(f"random session seed {SEED} ({ACTIONS} actions)")
+    report = walk(SEED, ACTIONS, tiny_ir, tmp_path, x_server.env, timeout_s=3000)
     assert not report.failure, report.explain()
     assert len(report.actions) == ACTIONS
 
@@ -47,8 +49,8 @@ def test_settings_then_ask_fifty_times_in_a_row(x_server, tiny_ir, tmp_path):
     """The walk that crashed the app (issue 55: Settings changed, OK, then a question) 50
     times over: each Settings round changes one thing (or none) and ends with OK, Cancel or
     Esc at random."""
-    seed = random.SystemRandom().randrange(10**6)
-    print(f"settings-then-ask seed {seed}")
-    report = walk(seed, 100, tiny_ir, tmp_path, x_server.env, 3000, cycle=("settings", "ask"))
+    report = walk(
+        SETTINGS_SEED, 100, tiny_ir, tmp_path, x_server.env, 3000, cycle=("settings", "ask")
+    )
     assert not report.failure, report.explain()
     assert [line.split()[1] for line in report.actions] == ["settings", "ask"] * 50

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox, QToolButton
 from desktop.core.chat import Conversation, GenerationSettings
 from desktop.core.history import Role
 from desktop.core.images import load_image
+from desktop.gui.image_ref import ImageRef
 from desktop.gui.widgets.messages import AssistantMessage, UserMessage
 from devkit.tiny_models import EXACT
 
@@ -192,3 +193,48 @@ def test_editing_the_first_question_retitles_the_chat_it_titled(qtbot, launch, t
     with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
         qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
     assert window.store.title_of(chat_id) == "Invoices"
+
+
+def test_regenerate_keeps_an_extraction_that_came_while_the_answer_streamed(
+    qtbot, launch, tiny_ir, monkeypatch, confirm
+):
+    """Extract text on the question's picture while its answer streams: the extraction is
+    stored before the answer but shown after it. Regenerate drops the answer only; the
+    extraction stays in the view as in the chat (CI's random session, seed 90180, saw it go
+    from the view and stay in the chat)."""
+    import threading
+
+    from desktop.core.engine.decode import AnswerRow
+    from desktop.gui.widgets.messages import OcrMessage
+
+    window = launch(model_dir=tiny_ir)
+    short_answers(window)
+    go_on, taken = threading.Event(), []
+    original = AnswerRow.take
+
+    def held_take(row, token):  # the second token waits until the extraction is shown
+        taken.append(token)
+        if len(taken) == 2:
+            go_on.wait(60)
+        return original(row, token)
+
+    monkeypatch.setattr(AnswerRow, "take", held_take)
+    window.composer.add_images([ImageRef.of(load_image(text_image("Invoice 4471")))])
+    window.composer.editor.setPlainText("What is the number?")
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: len(taken) >= 2, timeout=SIGNAL_TIMEOUT_MS)
+        click(qtbot, shown(window, UserMessage)[0], "Extract text")
+        qtbot.waitUntil(lambda: bool(shown(window, OcrMessage)), timeout=SIGNAL_TIMEOUT_MS)
+        go_on.set()
+    roles = [e.role for e in window.session.transcript.entries]
+    assert roles == [Role.USER, Role.OCR, Role.ASSISTANT]  # stored before the answer
+    [extraction] = shown(window, OcrMessage)
+
+    click(qtbot, shown(window, AssistantMessage)[0], "Regenerate", wait=window.asking.answer_shown)
+
+    assert not confirm  # nothing after the answer in the chat: nothing to ask about
+    assert extraction in window.chat.messages()
+    ids = [getattr(m, "entry_id", None) for m in window.chat.messages()]
+    assert set(ids) == {e.id for e in window.session.transcript.entries}
+    assert [e.role for e in window.session.transcript.entries] == roles

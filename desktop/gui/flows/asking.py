@@ -279,8 +279,7 @@ class AskFlow(QObject):
         extractions = sum(e.role is Role.OCR for e in later)
         if (questions or extractions) and not confirm_drop(parts.chat, questions, extractions):
             return False
-        transcript.drop_from(entry.id)
-        parts.chat.remove_from(entry.id)
+        parts.chat.remove_entries([e.id for e in transcript.drop_from(entry.id)])
         return True
 
     def _submit(self, request: AskRequest) -> None:

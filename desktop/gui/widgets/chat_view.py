@@ -28,6 +28,8 @@ from desktop.gui.widgets.messages import (
 from desktop.gui.widgets.outlines import Corners
 
 if TYPE_CHECKING:  # the OCR package is not loaded at start
+    from collections.abc import Collection
+
     from desktop.core.evidence import Evidence
 
 COLUMN_MAX_WIDTH = 880
@@ -145,13 +147,16 @@ class ChatView(QScrollArea):
         found = [m for m in self._messages if getattr(m, "entry_id", None) == entry_id]
         return found[0] if found else None
 
-    def remove_from(self, entry_id: int) -> None:
-        """Takes the entry's widget and every later one out of the view (the transcript's
-        owner has dropped the entries)."""
-        first = self.widget_for(entry_id)
-        if first is not None:
-            for message in self._messages[self._messages.index(first) :]:
-                self.remove(message)
+    def remove_entries(self, entry_ids: Collection[int]) -> None:
+        """Takes the widgets of the dropped entries out of the view, and every widget of no
+        entry after the first (a streamed bubble, a note). An extraction that came while an
+        answer streamed is shown after the answer but stored before it: it stays."""
+        ids = set(entry_ids)
+        dropped = [i for i, m in enumerate(self._messages) if getattr(m, "entry_id", None) in ids]
+        if dropped:
+            for message in self._messages[dropped[0] :]:
+                if getattr(message, "entry_id", None) in ids | {None}:
+                    self.remove(message)
 
     def offer_unanswered(self, entry_id: int, text: str) -> None:
         """A card under the question `entry_id`, which nothing answered: its Retry and
