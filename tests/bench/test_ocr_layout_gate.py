@@ -107,4 +107,11 @@ def test_no_style_reads_worse_than_its_baseline(engine: OcrEngine, maker: Maker)
 def test_int8_reads_no_held_out_style_worse_than_fp32(
     default_engine: OcrEngine, engine: OcrEngine, maker: Maker
 ) -> None:
+    verdict = default_engine.int8_verdict
+    if verdict is not None and (verdict.det, verdict.rec) == ("fp32", "fp32"):
+        # This CPU's check chose the FP32 models for both parts: the default engine reads
+        # with the very files the FP32 one does, so the same pages, by construction (the
+        # check itself is tested by forcing a mismatch: tests/ocr/test_int8_check.py).
+        assert default_engine.model_files == engine.model_files
+        return
     assert int8_gaps(default_engine, engine, gate_samples(HELD_OUT_SEED, [maker])) == []

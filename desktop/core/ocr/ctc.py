@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import cv2
 import numpy as np
+
+
+class CtcRead(NamedTuple):
+    text: str
+    score: float  # the mean probability of its characters
+    least: float  # its least sure character's probability (1.0 for no character)
+    steps: np.ndarray  # the step at which each character was emitted
+    doubt: bool  # a look-alike no word settles is in doubt (`_settled`)
 
 
 def ctc_greedy_decode(
@@ -16,8 +25,8 @@ def ctc_greedy_decode(
     With logits, the probability is computed for the emitted steps only: the full softmax
     over the 18,710 characters at every step cost the model 14% of its time.
     """
-    text, score, _, _ = ctc_decode(scores, alphabet, logits=logits)
-    return text, score
+    read = ctc_decode(scores, alphabet, logits=logits)
+    return read.text, read.score
 
 
 # A character and its look-alike of the other kind, and the least probability the look-alike
@@ -43,26 +52,27 @@ def ctc_decode(
     *,
     logits: bool,
     look_alikes: dict[int, int] | None = None,
-) -> tuple[str, float, np.ndarray, bool]:
-    """`ctc_greedy_decode`, the step at which each character was emitted, and whether a
-    look-alike is in doubt. With `look_alikes` (`look_alike_indices`), a "0" the model was
-    unsure of in a word of letters becomes "O", and an unsure "O" in a word of digits "0"
-    (`_settled`); one in a word of neither, with its look-alike at LOOK_ALIKE_DOUBT or more, is
-    in doubt."""
+) -> CtcRead:
+    """`ctc_greedy_decode`, with its least sure character, the step at which each character
+    was emitted, and whether a look-alike is in doubt. With `look_alikes`
+    (`look_alike_indices`), a "0" the model was unsure of in a word of letters becomes "O", and
+    an unsure "O" in a word of digits "0" (`_settled`); one in a word of neither, with its
+    look-alike at LOOK_ALIKE_DOUBT or more, is in doubt."""
     best = scores.argmax(axis=1)
     emitted = best != 0
     emitted[1:] &= best[1:] != best[:-1]
     text = "".join(alphabet[index] for index in best[emitted])
     steps = np.flatnonzero(emitted)
     if not text:
-        return "", 0.0, steps, False
+        return CtcRead("", 0.0, 1.0, steps, False)
     chosen = best[steps]
     denominators = _softmax_denominators(scores, steps, chosen) if logits else None
     probabilities = 1.0 / denominators if denominators is not None else scores[steps, chosen]
     doubt = False
     if look_alikes:
         text, doubt = _settled(text, scores, steps, chosen, denominators, look_alikes, alphabet)
-    return text, float(probabilities.mean()), steps, doubt
+    mean, least = float(probabilities.mean()), float(probabilities.min())
+    return CtcRead(text, mean, least, steps, doubt)
 
 
 def _settled(

@@ -13,7 +13,6 @@ We drive the models ourselves rather than through `rapidocr.RapidOCR`, because:
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,26 +21,22 @@ import cv2
 import numpy as np
 import openvino as ov
 
-from desktop.core.errors import describe
-from desktop.core.ocr.ctc import ctc_decode, look_alike_indices
+from desktop.core.ocr.ctc import CtcRead
 from desktop.core.ocr.detection_scale import (
     DetectorSettings,
     detect_at_readable_scale,
 )
 from desktop.core.ocr.marks import dashes_settled
-from desktop.core.ocr.model_files import OcrModelError, OcrModelFiles
+from desktop.core.ocr.model_files import OcrModelFiles
 from desktop.core.ocr.model_inputs import (
     REC_BATCH,
-    REC_BATCH_SIZES,
-    REC_BATCH_WIDTH,
     REC_HEIGHT,
-    REC_WIDTH_STEP,
     detector_input,
     normalise,
     rec_width,
-    recognizer_inputs,
 )
 from desktop.core.ocr.models import TextFragment
+from desktop.core.ocr.recognizer import Read, Recognizer, read_model
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
 from desktop.core.ocr.text_boxes import crop_lines, text_quads
 from desktop.core.ocr.wide_gaps import capital_height, line_fragments, with_margin
@@ -56,8 +51,6 @@ MARGIN_SURE = 0.95
 # (no word around to settle it: a table cell's "0" read "O", a lone "-" read "." with AMX) and a
 # read this near MIN_CONFIDENCE, which keeps or drops the line (issue 56). Few lines are either.
 REREAD_BELOW = 0.65
-# A line's text, confidence, and the crop column of each character (None when not kept).
-Read = tuple[str, float, np.ndarray | None]
 
 
 class PpOcr:
@@ -81,25 +74,22 @@ class PpOcr:
         # One after the other, never side by side: OpenVINO's import from CACHE_DIR sets the
         # process locale to "C" and back, so two at once left LC_CTYPE at "C" in 7 of 10
         # tries (Python then decodes pipes and files as ASCII).
-        self._core, self._config, self._reference = core, config, files.rec_reference
-        self._reference_request: ov.InferRequest | None = None
+        self._core, self._config = core, config
+        self._reference_path = files.rec_reference
+        self._reference: Recognizer | None = None
         self._det = _compile(core, files.det, config)
         self._cls = _compile(core, files.cls, config) if use_angle_classifier else None
         # Lines are independent: one single-threaded stream per core reads them in parallel,
         # without the threads of one request waiting on each other. On the 2-core build
         # machine, busy with other work, this read a page 2.7x faster than one 2-thread
         # request.
-        rec_model = _read(core, files.rec)
-        self._alphabet = ["", *_character_list(rec_model), " "]  # CTC blank first, space last
-        self._logits = _drop_final_softmax(rec_model)
-        self._look_alikes = look_alike_indices(self._alphabet)
         streams = {"PERFORMANCE_HINT": "THROUGHPUT"}
         if threads:
             streams["NUM_STREAMS"] = str(threads)
-        self._rec = core.compile_model(rec_model, "CPU", {**config, **streams})
-        jobs = self._rec.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")
-        self._rec_requests = [self._rec.create_infer_request() for _ in range(jobs)]
-        self._workers = ThreadPoolExecutor(jobs, thread_name_prefix="ocr-recognizer")
+        self._main = Recognizer.compile(core, files.rec, config, streams)
+        self._workers = ThreadPoolExecutor(
+            len(self._main.requests), thread_name_prefix="ocr-recognizer"
+        )
 
     def read(
         self,
@@ -208,64 +198,28 @@ class PpOcr:
         """(text, confidence) for each BGR line crop, in the order given."""
         return [(text, score) for text, score, _ in self._recognize(crops)]
 
-    def _recognize(
-        self, crops: Sequence[np.ndarray], requests: list[ov.InferRequest] | None = None
-    ) -> list[Read]:
-        """Reads on `requests` (the recognizer's streams); with INT8 models, a read with a
-        look-alike in doubt (`ctc.LOOK_ALIKE_DOUBT`) or unsure (`_unsure`) is replaced by the
-        FP32 recognizer's."""
-        requests = requests or self._rec_requests
-        results: list[Read] = [("", 0.0, None)] * len(crops)
-        pending = recognizer_inputs(crops)
-        take = threading.Lock()
-        doubtful: list[int] = []
-
-        def work(request: ov.InferRequest) -> None:
-            # Each worker takes the next line as soon as its stream is free. Plain threads
-            # rather than AsyncInferQueue callbacks: with those, 1 exit in 5 aborted.
-            while True:
-                with take:
-                    batch = next(pending, None)
-                if batch is None:
-                    return
-                indices, tensor = batch
-                request.infer([tensor])  # releases the GIL
-                for index, scores in zip(indices, request.get_output_tensor().data, strict=True):
-                    text, score, steps, doubt = ctc_decode(
-                        scores, self._alphabet, logits=self._logits, look_alikes=self._look_alikes
-                    )
-                    if doubt or (self._reference is not None and _unsure(text, score)):
-                        doubtful.append(index)
-                    columns = None
-                    if len(text.strip()) >= 2:  # where its characters lie, to split wide gaps
-                        steps = (steps + 0.5) * tensor.shape[-1] / len(scores)  # tensor columns
-                        columns = steps * crops[index].shape[1] / rec_width(crops[index])
-                    results[index] = text, score, columns
-
-        list(self._workers.map(work, requests))
-        if doubtful and requests is self._rec_requests:
-            self._read_again(crops, results, sorted(doubtful))
-        return results
-
-    def _read_again(self, crops: Sequence[np.ndarray], reads: list[Read], lines: list[int]) -> None:
-        """Replace the reads of `lines` by the FP32 recognizer's (INT8 models only)."""
-        reference = self._reference_recognizer()
+    def _recognize(self, crops: Sequence[np.ndarray]) -> list[Read]:
+        """Reads by the recognizer; with INT8 models, a read with a look-alike in doubt
+        (`ctc.LOOK_ALIKE_DOUBT`) or unsure (`_unsure`) replaced by the FP32 recognizer's."""
+        gate = _unsure if self._reference_path is not None else None
+        reads, unsure = self._main.read(crops, self._workers, gate)
+        reference = self._reference_recognizer() if unsure else None
         if reference is not None:
-            again = self._recognize([crops[index] for index in lines], [reference])
-            for index, read in zip(lines, again, strict=True):
+            again, _ = reference.read([crops[index] for index in unsure], self._workers, None)
+            for index, read in zip(unsure, again, strict=True):
                 reads[index] = read
+        return reads
 
-    def _reference_recognizer(self) -> ov.InferRequest | None:
+    def _reference_recognizer(self) -> Recognizer | None:
         """The FP32 recognizer INT8 models defer to on a look-alike in doubt, compiled on first
         need (a few lines in a hundred pages); None for FP32 models."""
-        if self._reference is not None and self._reference_request is None:
-            model = _read(self._core, self._reference)
-            if _drop_final_softmax(model) != self._logits:  # another kind of model: no opinion
-                self._reference = None
+        if self._reference_path is not None and self._reference is None:
+            reference = Recognizer.compile(self._core, self._reference_path, self._config, {})
+            if not reference.same_kind(self._main):  # another kind of model: no opinion
+                self._reference_path = None
                 return None
-            compiled = self._core.compile_model(model, "CPU", self._config)
-            self._reference_request = compiled.create_infer_request()
-        return self._reference_request
+            self._reference = reference
+        return self._reference
 
     def release_memory(self) -> None:
         """Gives back the detector's intermediate buffers: OpenVINO keeps them sized for the
@@ -276,16 +230,8 @@ class PpOcr:
 
     def prime_recognizer(self, max_width: int) -> None:
         """Meet every padded line width up to `max_width` once on every stream, ahead of the
-        first real page (each new width costs ~30 ms on each stream the first time)."""
-        widths = range(REC_WIDTH_STEP, max_width + 1, REC_WIDTH_STEP)
-
-        def work(request: ov.InferRequest) -> None:
-            for width in widths:
-                sizes = REC_BATCH_SIZES if width <= REC_BATCH_WIDTH else (REC_BATCH,)
-                for size in sizes:
-                    request.infer([np.zeros((size, 3, REC_HEIGHT, width), np.float32)])
-
-        list(self._workers.map(work, self._rec_requests))
+        first real page (`Recognizer.prime`)."""
+        self._main.prime(max_width, self._workers)
 
     def _upright(self, crops: list[np.ndarray]) -> list[np.ndarray]:
         """Turn crops the classifier reads as upside down (label "180", p > 0.9) right way up."""
@@ -306,8 +252,9 @@ class PpOcr:
         return upright
 
 
-def _unsure(text: str, score: float) -> bool:
-    return len(text.strip()) == 1 or score < REREAD_BELOW
+def _unsure(read: CtcRead) -> bool:
+    """INT8's read the FP32 recognizer reads again."""
+    return read.doubt or len(read.text.strip()) == 1 or read.score < REREAD_BELOW
 
 
 def _join_reads(reads: list[Read]) -> Read:
@@ -319,17 +266,6 @@ def _join_reads(reads: list[Read]) -> Read:
     return text, score, None
 
 
-def _drop_final_softmax(model: ov.Model) -> bool:
-    """Make the model output logits when it ends in a softmax; True if it then does."""
-    result = model.get_results()[0]
-    last = result.input_value(0).get_node()
-    if last.get_type_name() != "Softmax":
-        return False
-    model.add_outputs([last.input_value(0)])
-    model.remove_result(result)
-    return True
-
-
 def _writable(folder: Path) -> bool:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -338,24 +274,5 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
-def _read(core: ov.Core, path: Path) -> ov.Model:
-    try:
-        return core.read_model(path)
-    except Exception as exc:  # OpenVINO raises RuntimeError with a C++ trace
-        raise OcrModelError(
-            f"The OCR model {path.name} could not be loaded: {describe(exc)}"
-        ) from exc
-
-
 def _compile(core: ov.Core, path: Path, config: dict[str, str]) -> ov.InferRequest:
-    return core.compile_model(_read(core, path), "CPU", config).create_infer_request()
-
-
-def _character_list(rec_model: ov.Model) -> list[str]:
-    """The recognizer's alphabet, stored in the model's metadata (so no dictionary download)."""
-    try:
-        return rec_model.get_rt_info()["framework"]["character"].value.splitlines()
-    except Exception as exc:
-        raise OcrModelError(
-            "The OCR recognition model carries no character list; reinstall DeskLens."
-        ) from exc
+    return core.compile_model(read_model(core, path), "CPU", config).create_infer_request()
