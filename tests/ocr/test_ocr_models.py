@@ -42,6 +42,9 @@ def test_ctc_decoding_of_probabilities_and_of_nothing() -> None:
     probabilities = np.full((3, len(ALPHABET)), 0.1, dtype=np.float32)
     probabilities[[0, 1, 2], [2, 0, 3]] = 0.6
     assert ctc_greedy_decode(probabilities, ALPHABET, logits=False) == ("bc", pytest.approx(0.6))
+    probabilities[2, 3] = 0.3  # "c" less sure: the mean and the least character say so
+    read = ctc_decode(probabilities, ALPHABET, logits=False)
+    assert (read.text, read.score, read.least) == ("bc", pytest.approx(0.45), pytest.approx(0.3))
     assert ctc_greedy_decode(scores_for([0, 0, 0]), ALPHABET, logits=True) == ("", 0.0)
 
 
@@ -73,10 +76,8 @@ def decode_look_alikes(chars: str, unsure: float) -> tuple[str, bool]:
         logits[step, LOOKS.index(char)] = 10.0
         if char in "0O":
             logits[step, LOOKS.index("O" if char == "0" else "0")] = 10.0 - unsure
-    text, _, _, doubt = ctc_decode(
-        logits, LOOKS, logits=True, look_alikes=look_alike_indices(LOOKS)
-    )
-    return text, doubt
+    read = ctc_decode(logits, LOOKS, logits=True, look_alikes=look_alike_indices(LOOKS))
+    return read.text, read.doubt
 
 
 def read_with_look_alikes(chars: str, unsure: float) -> str:

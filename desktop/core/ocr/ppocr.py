@@ -200,15 +200,20 @@ class PpOcr:
 
     def _recognize(self, crops: Sequence[np.ndarray]) -> list[Read]:
         """Reads by the recognizer; with INT8 models, a read with a look-alike in doubt
-        (`ctc.LOOK_ALIKE_DOUBT`) or unsure (`_unsure`) replaced by the FP32 recognizer's."""
+        (`ctc.LOOK_ALIKE_DOUBT`) or unsure (`_unsure`) is read again (`_read_again`)."""
         gate = _unsure if self._reference_path is not None else None
         reads, unsure = self._main.read(crops, self._workers, gate)
-        reference = self._reference_recognizer() if unsure else None
-        if reference is not None:
-            again, _ = reference.read([crops[index] for index in unsure], self._workers, None)
-            for index, read in zip(unsure, again, strict=True):
-                reads[index] = read
+        if unsure:
+            self._read_again(crops, reads, unsure)
         return reads
+
+    def _read_again(self, crops: Sequence[np.ndarray], reads: list[Read], lines: list[int]) -> None:
+        """Replace the reads of `lines` by the FP32 recognizer's (INT8 models only)."""
+        reference = self._reference_recognizer()
+        if reference is not None:
+            again, _ = reference.read([crops[index] for index in lines], self._workers, None)
+            for index, read in zip(lines, again, strict=True):
+                reads[index] = read
 
     def _reference_recognizer(self) -> Recognizer | None:
         """The FP32 recognizer INT8 models defer to on a look-alike in doubt, compiled on first
