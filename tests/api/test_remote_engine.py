@@ -212,7 +212,11 @@ def test_a_chat_answered_by_the_server_is_continued_after_reopening_by_either_en
     far_result = ConversationService(remote, store).ask(reopened)
     far = far_result.answer.text
     again = replace(
-        reopened, where=StoredChat(reopened.where.chat, rewind_from=far_result.user_message_id)
+        reopened,
+        where=StoredChat(
+            reopened.where.chat,
+            drops=(far_result.user_message_id, far_result.answer_message_id),
+        ),
     )
     near_service = ConversationService(local, store)
     near = near_service.ask(again).answer.text

@@ -37,7 +37,7 @@ def test_a_plain_question_is_a_one_shot_without_context():
 
 
 @pytest.mark.parametrize("where", [OneShot(), FollowUp(), GivenTurns(())])
-@pytest.mark.parametrize("stored_only", ["user_message_id", "rewind_from", "chat"])
+@pytest.mark.parametrize("stored_only", ["user_message_id", "drops", "chat"])
 def test_a_retry_or_rewind_cannot_be_asked_outside_a_stored_chat(where, stored_only):
     with pytest.raises(TypeError):
         AskRequest("Again?", (PAGE,), GenerationSettings(), where, **{stored_only: 3})
@@ -48,16 +48,18 @@ def test_a_retry_or_rewind_cannot_be_asked_outside_a_stored_chat(where, stored_o
 def test_a_stored_chat_carries_its_retry_and_rewind():
     chat = ChatHandle(5)
     request = AskRequest(
-        "Again?", (PAGE,), where=StoredChat(chat, user_message_id=7, rewind_from=8)
+        "Again?", (PAGE,), where=StoredChat(chat, user_message_id=7, drops=(8, 9))
     )
     assert request.chat is chat and request.conversation_id == 5
-    assert (request.where.user_message_id, request.where.rewind_from) == (7, 8)
+    assert (request.where.user_message_id, request.where.drops) == (7, (8, 9))
 
 
-@pytest.mark.parametrize("rewind_from", [6, 7])
-def test_a_rewind_cannot_delete_the_question_it_asks_again(rewind_from):
+@pytest.mark.parametrize("drops", [(7,), (8, 7)])
+def test_a_rewind_cannot_delete_the_question_it_asks_again(drops):
     with pytest.raises(ValueError, match="delete the question itself"):
-        StoredChat(ChatHandle(5), user_message_id=7, rewind_from=rewind_from)
+        StoredChat(ChatHandle(5), user_message_id=7, drops=drops)
+    # An extraction stored before the question (its id lower) and shown after it may go.
+    assert StoredChat(ChatHandle(5), user_message_id=7, drops=(8, 6)).drops == (8, 6)
 
 
 def test_grounding_is_one_value_and_needs_images_to_read():
@@ -86,13 +88,13 @@ def test_regions_must_be_on_the_questions_images():
 def test_a_retry_keeps_where_it_was_asked_and_rewinds_nothing():
     chat = ChatHandle(5)
     request = AskRequest(
-        "Total?", (PAGE,), where=StoredChat(chat, rewind_from=9), context=Ground(_no_ocr),
+        "Total?", (PAGE,), where=StoredChat(chat, drops=(9,)), context=Ground(_no_ocr),
         system="Be brief.", preset="json",
     )  # fmt: skip
     failed = AskResult(request, Answer("", "error", error="down"), "Be brief.\n\n…", 10)
     retry = request.retry(failed)
     assert isinstance(retry.where, StoredChat) and retry.chat is chat
-    assert (retry.where.user_message_id, retry.where.rewind_from) == (10, None)
+    assert (retry.where.user_message_id, retry.where.drops) == (10, ())
     assert (retry.question, retry.typed, retry.preset) == ("Be brief.\n\n…", "Total?", "json")
     assert retry.context == NoContext() and retry.system == ""  # in the stored prompt already
     follow_up = AskRequest("And?", (), where=FollowUp())

@@ -105,12 +105,9 @@ def test_rewind_drops_the_later_messages_and_answers_as_if_they_never_were(engin
     service = ConversationService(engine, store)
     chat = ChatHandle()
     one = service.ask(AskRequest("First?", (image,), SETTINGS, where=StoredChat(chat)))
-    service.ask(AskRequest("Second?", (), SETTINGS, where=StoredChat(chat)))
-    again = service.ask(
-        AskRequest(
-            "Other?", (), SETTINGS, where=StoredChat(chat, rewind_from=one.answer_message_id + 1)
-        )
-    )
+    two = service.ask(AskRequest("Second?", (), SETTINGS, where=StoredChat(chat)))
+    dropped = (two.user_message_id, two.answer_message_id)
+    again = service.ask(AskRequest("Other?", (), SETTINGS, where=StoredChat(chat, drops=dropped)))
     roles = [(m.role, m.text) for m in store.messages(chat.id)]
     assert roles[:2] == [("user", "First?"), ("assistant", one.answer.text)]
     assert roles[2][1] == "Other?" and len(roles) == 4

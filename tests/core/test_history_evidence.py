@@ -62,7 +62,7 @@ def test_evidence_goes_with_its_answer_and_only_answers_take_it(store):
     text = json.dumps(Evidence(not_found=("12,450.50",)).to_dict())
     assert not store.set_evidence(question.id, text)  # a question has no evidence
     assert store.set_evidence(answer.id, text)
-    store.delete_messages_from(chat, answer.id)  # a regenerate drops the answer
+    store.delete_messages(chat, [answer.id])  # a regenerate drops the answer
     assert store.evidence_of(chat) == {}
     assert not store.set_evidence(answer.id, text)  # gone: nothing written
 

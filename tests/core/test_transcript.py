@@ -70,9 +70,9 @@ def test_regenerate_on_a_reopened_chat_keeps_the_json_preset(engine, tmp_path, s
         )
         request = transcript.request_for(answer.id, ChatHandle(chat.id), Means(TODAYS))
         assert request.settings == JSON_SETTINGS and request.preset == "json"
-        assert (request.where.user_message_id, request.where.rewind_from) == (
+        assert (request.where.user_message_id, request.where.drops) == (
             question.message_id,
-            answer.message_id,
+            (answer.message_id,),
         )
         again = ConversationService(engine, store).ask(request)
         assert json.loads(again.answer.text).keys() == {"paid", "currency"}  # still JSON
@@ -99,7 +99,7 @@ def test_a_failed_question_survives_a_restart_and_its_retry_answers_it(
             Role.ERROR, EntryState.FAILED, ErrorKind.NO_MODEL
         )  # fmt: skip
         retry = transcript.request_for(error.id, ChatHandle(chat.id), Means(TODAYS))
-        assert retry.settings == JSON_SETTINGS and retry.where.rewind_from == error.message_id
+        assert retry.settings == JSON_SETTINGS and retry.where.drops == (error.message_id,)
         assert len(retry.images) == 1
         result = ConversationService(engine, store).ask(retry)
         assert result.answer.ok and json.loads(result.answer.text).keys() == {"paid", "currency"}
@@ -126,8 +126,8 @@ def test_an_edit_is_composed_again_as_the_original_was_and_replaces_it(tmp_path,
     means = Means(TODAYS, ocr_engine, "Be brief.")
     chat = ChatHandle(chat_id)
     edited = transcript.request_for(question.id, chat, means, Edit("Sum?", question.images))
-    assert (edited.question, edited.settings, edited.where.rewind_from) == (
-        "Sum?", JSON_SETTINGS, question.message_id
+    assert (edited.question, edited.settings, edited.where.drops) == (
+        "Sum?", JSON_SETTINGS, (question.message_id, _answer.message_id)
     )  # fmt: skip
     assert isinstance(edited.context, Ground) and edited.context.ocr is ocr_engine
     assert edited.system == "Be brief."
@@ -148,7 +148,7 @@ def test_entries_are_added_updated_and_dropped_by_id():
     transcript.update(answer.id, message_id=8)
     regenerate = transcript.request_for(answer.id, ChatHandle(1), Means(TODAYS))
     assert (regenerate.question, regenerate.typed) == ("Be brief.\n\nQuestion: Hi?", "Hi?")
-    assert (regenerate.where.user_message_id, regenerate.where.rewind_from) == (7, 8)
+    assert (regenerate.where.user_message_id, regenerate.where.drops) == (7, (8,))
     assert transcript.last_answer() == transcript.get(answer.id)
     assert [e.id for e in transcript.drop_from(answer.id)] == [answer.id]
     assert transcript.request_for(answer.id, chat, Means()) is None  # gone
@@ -168,3 +168,28 @@ def test_a_questions_own_image_detail_is_stored_and_asked_again(tmp_path, sample
     _question, answer = transcript.entries
     again = transcript.request_for(answer.id, ChatHandle(chat_id), Means(TODAYS))
     assert again is not None and again.settings.max_visual_tokens == 2300
+
+
+def test_a_rewind_keeps_an_extraction_stored_after_the_user_dropped_the_turns(
+    engine, tmp_path, sample_image
+):
+    """Edit or Regenerate drops what the user saw; an extraction that finished on its own
+    thread between that and the engine's turn (stored after the answer) is not theirs to
+    drop (the random session, seed 643070: the window showed it, the history had lost it)."""
+    with HistoryStore(tmp_path / "history") as store:
+        service, chat = ConversationService(engine, store), ChatHandle()
+        image = load_image(sample_image)
+        one = service.ask(AskRequest("Total?", (image,), TODAYS, StoredChat(chat)))
+        transcript = Transcript.from_stored(store.messages(chat.id), lambda i: Stored(store, i))
+        _question, answer = transcript.entries
+        regenerate = transcript.request_for(answer.id, chat, Means(TODAYS))
+        transcript.drop_from(answer.id)  # the view's part, then the extraction is stored
+        ocr = OcrText("a.png", "Total 9", "Total **9**", "{}")
+        late = store.add_message(chat.id, "ocr", ocr.text, [image], ocr=ocr.stored())
+        again = service.ask(regenerate)
+        kept = [(m.id, m.role) for m in store.messages(chat.id)]
+    assert again.answer.ok and kept == [
+        (one.user_message_id, Role.USER),
+        (late.id, Role.OCR),
+        (again.answer_message_id, Role.ASSISTANT),
+    ]

@@ -46,8 +46,8 @@ def screen_page(monkeypatch):
     picture = QImage.fromData(png_bytes(page))
     picture.setDevicePixelRatio(SCALE)
 
-    def grab(done, _failed):
-        done([FrozenScreen(screen, geometry, picture)])
+    def grab(done, _failed):  # the screen as Qt has it now, as the real grab takes it
+        done([FrozenScreen(QGuiApplication.primaryScreen(), geometry, picture)])
 
     monkeypatch.setattr("desktop.gui.flows.capturing.grab_screens", grab)
     monkeypatch.setattr("desktop.gui.flows.capturing.visible_windows", lambda: [])

@@ -26,7 +26,7 @@ HISTORY_WRITES = (
     "add_message",
     "update_message",
     "delete_message",
-    "delete_messages_from",
+    "delete_messages",
 )
 
 
@@ -116,7 +116,7 @@ def test_the_gui_thread_makes_no_history_settings_or_file_write(
         "write_file",
         "write_text",
         "write_bytes",
-        "delete_messages_from",
+        "delete_messages",
     }
     assert (tmp_path / "chat images").is_dir() and (tmp_path / "chat.html").is_file()
     assert "Totals" in (window.data_dir / "presets.json").read_text(encoding="utf-8")

@@ -39,14 +39,16 @@ class StoredChat:
 
     chat: ChatHandle
     user_message_id: int | None = None  # a retry: the question is stored already
-    rewind_from: int | None = None  # regenerate/edit: this stored message and later ones go
+    # Regenerate/edit: the stored messages the user saw go (the one replaced and those after
+    # it), by id: a message stored meanwhile (an extraction that finished) is not among them.
+    drops: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        kept, dropped = self.user_message_id, self.rewind_from
-        if kept is not None and dropped is not None and dropped <= kept:
+        kept = self.user_message_id
+        if kept is not None and kept in self.drops:
             raise ValueError(
-                f"A question asked again as stored message {kept} cannot rewind from message "
-                f"{dropped}: that would delete the question itself."
+                f"A question asked again as stored message {kept} cannot drop that message: "
+                "that would delete the question itself."
             )
 
 

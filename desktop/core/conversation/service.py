@@ -138,8 +138,8 @@ class ConversationService:
         where = request.where
         if isinstance(where, StoredChat):
             self._resolve(where, saving)
-            if where.rewind_from is not None and saving.conversation_id is not None:
-                self._rewind(saving, saving.conversation_id, where.rewind_from)
+            if where.drops and saving.conversation_id is not None:
+                self._rewind(saving, saving.conversation_id, where.drops)
         stored = where.user_message_id if isinstance(where, StoredChat) else None
         saving.user_message_id = stored or self._save_question(
             saving, request, prompt, images
@@ -258,10 +258,10 @@ class ConversationService:
         except HistoryError as exc:
             saving.error = str(exc)
 
-    def _rewind(self, saving: _Saving, conversation_id: int, message_id: int) -> None:
+    def _rewind(self, saving: _Saving, conversation_id: int, drops: tuple[int, ...]) -> None:
         assert self._store is not None
         try:
-            self._store.delete_messages_from(conversation_id, message_id)
+            self._store.delete_messages(conversation_id, drops)
         except HistoryError as exc:
             saving.error = str(exc)
         # Replayed from the store: the kept turns with the ids they were answered as, so the

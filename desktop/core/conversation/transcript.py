@@ -132,6 +132,10 @@ class Transcript:
         index = self._index(entry_id)
         return list(self._entries[index:]) if index is not None else []
 
+    def stored_from(self, entry_id: int) -> tuple[int, ...]:
+        """The stored messages of the entry and every later one: what the store drops."""
+        return tuple(e.message_id for e in self.from_entry(entry_id) if e.message_id is not None)
+
     def drop_from(self, entry_id: int) -> list[Entry]:
         dropped = self.from_entry(entry_id)
         if dropped:
@@ -192,7 +196,7 @@ class Transcript:
     ) -> AskRequest | None:
         """The request that asks the question of `entry_id` again, the way it was asked:
         an error's Retry, an answer's Regenerate, or (`edit`) a question's Edit. What it
-        replaces goes from the store with it (`rewind_from`). None: no such question."""
+        replaces goes from the store with it (`drops`). None: no such question."""
         entry = self.get(entry_id)
         question = self.question_of(entry_id)
         if entry is None or question is None:
@@ -200,13 +204,13 @@ class Transcript:
         settings = question.asked.settings or means.defaults
         if edit is not None or question.message_id is None:
             return self._composed_again(question, chat, means, settings, edit)
-        rewind = entry.message_id if entry is not question else None
+        drops = self.stored_from(entry.id) if entry is not question else ()
         return AskRequest(
             question.model_text,
             question.images,
             settings,
             # Stored already: asked again, not stored again; what it replaces goes.
-            StoredChat(chat, user_message_id=question.message_id, rewind_from=rewind),
+            StoredChat(chat, user_message_id=question.message_id, drops=drops),
             hints=tuple(self.known_text(question.images)),
             preset=question.asked.preset,
             known_reads=self.known_reads(question.images),
@@ -232,7 +236,7 @@ class Transcript:
             text,
             images,
             settings,
-            StoredChat(chat, rewind_from=question.message_id),
+            StoredChat(chat, drops=self.stored_from(question.id)),
             hints=tuple(self.known_text(images)),
             context=self._context(question, images, means),
             system=means.system_prompt if question.asked.system else "",

@@ -247,20 +247,22 @@ class HistoryStore:
             self._remove_unreferenced_images(digests)
         return row is not None
 
-    def delete_messages_from(self, conversation_id: int, message_id: int) -> int:
-        """Deletes the message `message_id` and every later one of its conversation, in one
-        transaction (a regenerated answer or an edited question drops what followed), and
-        the images no other message uses. Returns how many messages were deleted."""
-        later = "FROM messages WHERE conversation_id = ? AND id >= ?"
+    def delete_messages(self, conversation_id: int, message_ids: Sequence[int]) -> int:
+        """Deletes the messages `message_ids` of the conversation in one transaction (a
+        regenerated answer or an edited question and what followed it, as the user saw
+        them), and the images no other message uses. Returns how many were deleted."""
+        ids = [int(i) for i in message_ids]
+        marks = ",".join("?" * len(ids)) or "NULL"
+        chosen = f"FROM messages WHERE conversation_id = ? AND id IN ({marks})"
         with self._files_lock:
             with self._transaction() as connection:
                 digests = column(
                     connection,
                     f"SELECT DISTINCT digest FROM message_images WHERE message_id IN"
-                    f" (SELECT id {later})",
-                    (conversation_id, message_id),
+                    f" (SELECT id {chosen})",
+                    (conversation_id, *ids),
                 )
-                cursor = connection.execute(f"DELETE {later}", (conversation_id, message_id))
+                cursor = connection.execute(f"DELETE {chosen}", (conversation_id, *ids))
                 if cursor.rowcount:
                     rows.touch(connection, conversation_id, time.time())
             self._remove_unreferenced_images(digests)

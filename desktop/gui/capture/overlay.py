@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
 from desktop.gui.capture.frozen import FrozenScreen
 
@@ -76,7 +77,10 @@ class CaptureOverlay(QWidget):
         self._end: QPoint | None = None
 
     def open(self) -> None:
-        self.setScreen(self.frozen.screen)
+        # A screen unplugged (or set up again by the display server) since the grab is gone:
+        # the overlay still opens where that screen was, by its geometry.
+        if isValid(self.frozen.screen):
+            self.setScreen(self.frozen.screen)
         self.setGeometry(self.frozen.geometry)
         self.showFullScreen()
         self.raise_()

@@ -1,6 +1,6 @@
 """Regenerate an answer, edit a question and send it again (Up in an empty composer edits
 the last one). The view, the store and the engine's state drop the later turns together:
-`AskFlow` removes them from the view and sends `StoredChat.rewind_from`, and the engine
+`AskFlow` removes them from the view and sends `StoredChat.drops` (their ids), and the engine
 worker deletes them from the store and replays the kept turns (their KV prefix is reused).
 """
 

@@ -98,9 +98,6 @@ class ConversationSession(QObject):
             on_error=self.problem.emit,
         )
 
-    def delete_message(self, message_id: int) -> None:
-        self.storage.submit(lambda: self.store.delete_message(message_id))
-
     def _on_created(self, chat: ChatHandle) -> None:
         self.changed.emit()
         if chat is self.chat:
