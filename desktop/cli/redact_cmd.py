@@ -172,7 +172,7 @@ def _is_pdf(path: Path) -> bool:
 
 
 def _pages(image: Path) -> int:
-    """Pages of a multi-page TIFF (1 for other images and PDFs)."""
+    """Pages of a multi-page TIFF, frames of an animation (1 for other images and PDFs)."""
     from desktop.core.images import frame_count
 
     return 1 if _is_pdf(image) else frame_count(image)
@@ -184,15 +184,16 @@ def _default_target(image: Path) -> Path:
 
 
 def _check_kind(image: Path, target: Path) -> None:
-    """A PDF's copy is a PDF; a multi-page TIFF's a TIFF (its every page); an image's a
-    lossless image (a usage error otherwise)."""
+    """A PDF's copy is a PDF; a multi-page TIFF's or an animation's a TIFF (its every page
+    or frame); an image's a lossless image (a usage error otherwise)."""
     from desktop.core.privacy.redact import image_format
 
     pages = _pages(image)
     if pages > 1 and target.suffix.lower() not in (".tif", ".tiff"):
+        what = "pages" if image.suffix.lower() in (".tif", ".tiff") else "frames"
         raise CliError(
-            f"Cannot write {target.name}: {image.name} has {pages} pages, which only a TIFF "
-            "holds; give --out a .tif name.",
+            f"Cannot write {target.name}: {image.name} has {pages} {what}, which only a TIFF "
+            "holds here (each redacted, none dropped); give --out a .tif name.",
             exit_codes.USAGE,
         )
     if _is_pdf(image) or _is_pdf(target):
@@ -226,7 +227,7 @@ def _redact(
         if _is_pdf(image):
             return redact_pdf(engine, image, patterns, page_progress())
         frames = load_frames(image)
-        if len(frames) > 1:  # a multi-page TIFF: every page
+        if len(frames) > 1:  # a multi-page TIFF, an animation: every page or frame
             return redact_frames(engine.extract, frames, patterns, page_progress())
         return redact_page(engine.extract, frames[0], patterns)
     except ImageError as exc:

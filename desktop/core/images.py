@@ -86,20 +86,26 @@ def load_image(source: ImageSource, *, name: str | None = None) -> LoadedImage:
     return LoadedImage(image=rgb, name=label, digest=image_digest(rgb))
 
 
+# Formats whose later frames are pictures a user made (a scanner's pages, an animation's
+# frames); an MPO's second picture (a camera's preview) is not read.
+FRAME_FORMATS = frozenset({"TIFF", "GIF", "WEBP", "PNG"})
+
+
 def frame_count(path: str | os.PathLike) -> int:
-    """How many pages a multi-page TIFF holds (1 for any other image, or one that cannot be
-    opened: `load_image` says why)."""
+    """How many pages a multi-page TIFF, or frames an animated GIF, WebP or PNG, holds (1 for
+    any other image, or one that cannot be opened: `load_image` says why)."""
     try:
         with warnings.catch_warnings(), Image.open(path) as opened:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            return int(getattr(opened, "n_frames", 1)) if opened.format == "TIFF" else 1
+            frames = int(getattr(opened, "n_frames", 1))
+            return frames if opened.format in FRAME_FORMATS else 1
     except Exception:  # not an image, unreadable: load_image's sentence comes later
         return 1
 
 
 def load_frames(path: str | os.PathLike, *, name: str | None = None) -> list[LoadedImage]:
-    """Every page of a multi-page TIFF (a scanner's), each loaded as `load_image` loads the
-    first; [load_image(path)] for any other image."""
+    """Every page of a multi-page TIFF (a scanner's) or frame of an animation, each loaded as
+    `load_image` loads the first; [load_image(path)] for any other image."""
     if frame_count(path) == 1:
         return [load_image(path, name=name)]
     label = name or Path(path).name

@@ -236,6 +236,48 @@ def test_every_page_of_a_multi_page_tiff_is_redacted_and_kept(tmp_path, data_dir
         assert "anna" not in pages[1] and "example" not in pages[1]
 
 
+@pytest.mark.parametrize("kind", ["gif", "webp", "png"])
+def test_every_frame_of_an_animation_is_redacted_and_kept(kind, tmp_path, data_dir, capsys):
+    """An animation with the e-mail on its second frame only, and its first frame repeated
+    (read once): no frame is dropped (the copy was its first frame alone, and --in-place on a
+    WebP wrote that over the animation), none keeps the e-mail."""
+    quiet = render_lines(["Page one of the statement", "Nothing private here today"])
+    private = render_lines(["Page two of the statement", "Mail anna.schmidt@example.com now"])
+    path, two = tmp_path / f"clip.{kind}", tmp_path / f"two.{kind}"
+    exact = {"lossless": True} if kind == "webp" else {}  # a lossy repeat is not the same
+    quiet.save(path, save_all=True, append_images=[private, quiet], duration=500, **exact)
+    quiet.save(two, save_all=True, append_images=[private], duration=500, **exact)
+    before = path.read_bytes()
+    reads: dict[str, int] = {}
+    real = OcrEngine.extract
+
+    def counted(self, image, **options):
+        reads[current] = reads.get(current, 0) + 1
+        return real(self, image, **options)
+
+    assert main(["redact", str(two)]) == 0  # the first OCR checks INT8 on this CPU: not counted
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(OcrEngine, "extract", counted)
+        for current in (two.name, path.name):
+            assert main(["redact", str(tmp_path / current)]) == 0
+    assert capsys.readouterr().out.splitlines()[2].startswith(
+        "Redacted 1 item (1 e-mail) on 1 of 3 pages"
+    )
+    assert reads[path.name] == reads[two.name]  # the repeated frame is not read again
+    assert main(["redact", str(path), "--out", str(path), "--in-place"]) == 2
+    assert f"clip.{kind} has 3 frames, which only a TIFF holds" in capsys.readouterr().err
+    assert path.read_bytes() == before  # refused before anything was written
+    engine = OcrEngine()
+    with Image.open(path.with_name("clip.redacted.tif")) as image:
+        assert image.n_frames == 3
+        frames = []
+        for index in range(3):
+            image.seek(index)
+            frames.append(engine.extract(image.convert("RGB")).text())
+    assert "Page one" in frames[0] and "Page two" in frames[1] and "Page one" in frames[2]
+    assert not any("anna" in text or "example" in text for text in frames)
+
+
 def test_a_page_that_cannot_be_proven_is_not_saved(tmp_path, data_dir, capsys, monkeypatch):
     from desktop.core.ocr.models import OcrLine, OcrResult
 

@@ -1,7 +1,8 @@
-"""Redacting a multi-page TIFF (a scanner's): every page redacted as an image (`redact_page`),
-the filled pages saved as one TIFF again, so that no page is dropped (`--in-place` included).
-A page on which the OCR still reads a filled item, or one it cannot prove clean, ends the
-work with nothing written, as for a PDF."""
+"""Redacting a multi-page TIFF (a scanner's) or an animated GIF, WebP or PNG: every page or
+frame redacted as an image (`redact_page`; a frame repeated exactly is read once), the filled
+ones saved as one TIFF, so that none is dropped (`--in-place` included) and no frame keeps what
+another had filled. A page on which the OCR still reads a filled item, or one it cannot prove
+clean, ends the work with nothing written, as for a PDF."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from desktop.core import atomic
 from desktop.core.images import LoadedImage
 from desktop.core.ocr.pdf import PageCallback
 from desktop.core.privacy.patterns import UserPattern
-from desktop.core.privacy.redact import Reader, redact_page
+from desktop.core.privacy.redact import Reader, Redaction, redact_page
 from desktop.core.privacy.redact_pdf import PageRedaction, PdfRedaction, page_of
 
 
@@ -30,8 +31,11 @@ def redact_frames(
     pages: list[PageRedaction] = []
     images: list[Image.Image] = []
     name = frames[0].name if frames else ""
+    done: dict[str, Redaction] = {}  # by the frame's digest: an animation repeats frames
     for number, frame in enumerate(frames, start=1):
-        redaction = redact_page(read, frame, patterns)
+        if frame.digest not in done:
+            done[frame.digest] = redact_page(read, frame, patterns)
+        redaction = done[frame.digest]
         pages.append(page_of(redaction, number))
         if redaction.outcome in ("leaked", "unproven"):
             return PdfRedaction(name, tuple(pages), len(frames), b"", len(patterns), "TIFF")
