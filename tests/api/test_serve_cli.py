@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import openai
@@ -36,29 +37,35 @@ def test_usage_errors_come_before_any_loading(tmp_path) -> None:
         assert result.returncode == 2 and words in result.stderr
 
 
+def start_serve(tiny_ir: Path, data: Path, port: int) -> tuple[subprocess.Popen, openai.OpenAI]:
+    """`desklens serve --api` once it says it is ready, and an OpenAI client for it."""
+    env = {**os.environ, "DESKLENS_DATA_DIR": str(data)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "serve", "--api", "--port", str(port),
+         "--model", str(tiny_ir)],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+    lines = []
+    for line in process.stderr or ():  # blocks until the process says it is ready (or dies)
+        lines.append(line)
+        if "API ready" in line:
+            break
+    assert any("API ready" in line for line in lines), "".join(lines)
+    token = (data / "api.token").read_text().strip()
+    client = openai.OpenAI(
+        base_url=f"http://127.0.0.1:{port}/v1", api_key=token, max_retries=0, timeout=120
+    )
+    return process, client
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name == "nt", reason="POSIX signals")
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGHUP])
 def test_serve_api_answers_the_openai_client_and_stops_on_a_signal(
     tiny_ir, tmp_path, sample_image, stop_signal
 ):
     port = free_port()
-    env = {**os.environ, "DESKLENS_DATA_DIR": str(tmp_path)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "desktop", "serve", "--api", "--port", str(port),
-         "--model", str(tiny_ir)],
-        stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
-    )  # fmt: skip
+    process, client = start_serve(tiny_ir, tmp_path, port)
     try:
-        lines = []
-        for line in process.stderr:  # blocks until the process says it is ready (or dies)
-            lines.append(line)
-            if "API ready" in line:
-                break
-        assert any("API ready" in line for line in lines), "".join(lines)
-        token = (tmp_path / "api.token").read_text().strip()
-        client = openai.OpenAI(
-            base_url=f"http://127.0.0.1:{port}/v1", api_key=token, max_retries=0, timeout=120
-        )
         answer = client.chat.completions.create(
             model="desklens", messages=[user_message("Hi", sample_image)], max_tokens=4
         )
@@ -73,3 +80,35 @@ def test_serve_api_answers_the_openai_client_and_stops_on_a_signal(
             process.wait()
     with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port)):
         pass
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_sigterm_ends_serve_within_seconds_while_the_engine_answers(
+    tiny_ir, tmp_path, sample_image
+):
+    """Issue 59: SIGTERM is honoured whatever the engine does. The signal comes while an
+    answer of up to 100,000 tokens streams (the tiny model would need minutes for it): the
+    process ends within the owner's grace and exits 0, and the stream ends early."""
+    from desktop.cli.api_serve import OWNER_STOP_S
+
+    process, client = start_serve(tiny_ir, tmp_path, free_port())
+    chunks, signalled = 0, 0.0
+    try:
+        stream = client.chat.completions.create(
+            model="desklens", messages=[user_message("Hi", sample_image)], max_tokens=16_384,
+            stream=True,
+        )  # fmt: skip
+        with pytest.raises(openai.APIError):  # cut mid-answer: never a normal end
+            for _chunk in stream:
+                chunks += 1
+                if chunks == 3:  # words are coming: the engine is busy answering
+                    process.send_signal(signal.SIGTERM)
+                    signalled = time.monotonic()
+            raise AssertionError(f"the answer ended normally after {chunks} chunks")
+        assert process.wait(timeout=60) == 0
+        assert time.monotonic() - signalled < OWNER_STOP_S + 5
+        assert "stopped (terminated)" in (process.stderr.read() if process.stderr else "")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
