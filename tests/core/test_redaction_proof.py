@@ -169,3 +169,28 @@ def test_a_lower_case_iban_on_a_page(ocr):
     redaction = redact_page(ocr.extract, load_image(image, name="lower"))
     assert [s.kind for s in redaction.spans] == ["iban"]
     assert "0532" not in ocr.extract(redaction.image).text()
+
+
+@pytest.mark.parametrize("degrees", [90, 270])
+@pytest.mark.parametrize(
+    ("line", "kind", "value"),
+    [("Mail anna.schmidt@example.com", "email", "anna.schmidt@example.com"),
+     ("IBAN DE89 3704 0044 0532 0130 00", "iban", "DE89370400440532013000")],
+)  # fmt: skip
+def test_a_sideways_line_on_an_upright_page_is_read_either_way_up(ocr, degrees, line, kind, value):
+    """A margin note turned one way or the other on an ordinary page: the page reads well
+    upright, so the page is not turned; the vertical line itself must read (turned 90 degrees
+    it read "Macl com" and the page was called clean)."""
+    page = render_lines(
+        ["Quarterly report for the board", "Revenue grew by four percent",
+         "Nothing else to add here today", "Signed by the treasurer"], width=1000, height=760,
+    )  # fmt: skip
+    note = render_lines([line], width=680, height=70, top=10).rotate(degrees, expand=True)
+    page.paste(note, (900, 40))
+    redaction = redact_page(ocr.extract, load_image(page, name="note"))
+    assert redaction.outcome == "redacted" and redaction.proven and redaction.turned == 0
+    assert [s.kind for s in redaction.spans] == [kind]
+    _only_boxes_changed(page, redaction)
+    for way in (Image.Transpose.ROTATE_90, Image.Transpose.ROTATE_270):  # either way up
+        assert _plain(value) not in _plain(ocr.extract(redaction.image.transpose(way)).text())
+    assert "treasurer" in _plain(ocr.extract(redaction.image).text())

@@ -19,7 +19,7 @@ from limited import run_limited
 
 from desktop.cli import exit_codes, main
 from desktop.core import atomic
-from desktop.core.ocr.model_files import find_model_files
+from desktop.core.ocr import OcrEngine
 from desktop.core.ocr.rendered_pages import render_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,9 @@ def test_a_full_disk_mid_batch_stops_with_the_summary_and_no_truncated_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder, out = _inputs(tmp_path / "in", 5), tmp_path / "out"
-    find_model_files()  # a first OCR builds the INT8 models, with an fsync of its own
+    # A first OCR builds the INT8 models and checks them on this CPU (the verdict is written
+    # with an fsync of its own): done before the count, whichever test ran first.
+    OcrEngine().warm_up()
     synced = []
     real_fsync = atomic.os.fsync
 

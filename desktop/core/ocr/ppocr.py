@@ -38,7 +38,7 @@ from desktop.core.ocr.model_inputs import (
 from desktop.core.ocr.models import TextFragment
 from desktop.core.ocr.recognizer import Read, Recognizer, read_model
 from desktop.core.ocr.strips import join_tiled_boxes, plan_tiles, split_wide_crop
-from desktop.core.ocr.text_boxes import crop_lines, text_quads
+from desktop.core.ocr.text_boxes import crop_lines, crop_shape, text_quads
 from desktop.core.ocr.wide_gaps import capital_height, line_fragments, with_margin
 
 CLS_SHAPE = (48, 192)  # the angle classifier's input height and width
@@ -105,6 +105,7 @@ class PpOcr:
         if self._cls is not None:
             crops = self._upright(crops)
         reads = self._read_with_margins(crops)
+        self._either_way_up(quads, crops, reads)
         capital = capital_height([text for text, _, _ in reads], crops)
         kept: list[TextFragment] = []
         for quad, crop, read in zip(quads, crops, reads, strict=True):
@@ -114,6 +115,23 @@ class PpOcr:
             elif unsure is not None:
                 unsure.append(TextFragment(text, tuple(map(tuple, quad.tolist())), score))
         return kept
+
+    def _either_way_up(
+        self, quads: list[np.ndarray], crops: list[np.ndarray], reads: list[Read]
+    ) -> None:
+        """A vertical line is turned to read left to right as if it ran bottom to top; one
+        that runs top to bottom (a margin note, a spine) read as garbage then ("Macl com" for
+        an e-mail address, which redaction missed). Each turned crop is read turned around
+        too, and the surer read kept with its quad in the same order (rolled by two corners,
+        as the crop is by 180 degrees). Only vertical lines pay: a page has few."""
+        turned = [i for i, crop in enumerate(crops) if crop.shape[:2] != crop_shape(quads[i])]
+        if not turned:
+            return
+        around = [cv2.rotate(crops[i], cv2.ROTATE_180) for i in turned]
+        for index, crop, read in zip(turned, around, self._read_with_margins(around), strict=True):
+            if read[1] > reads[index][1]:
+                quads[index] = np.roll(quads[index], 2, axis=0)
+                crops[index], reads[index] = crop, read
 
     def read_crops(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """(text, confidence) of line crops, a short one read with a margin where that is
