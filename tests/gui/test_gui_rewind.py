@@ -238,3 +238,48 @@ def test_regenerate_keeps_an_extraction_that_came_while_the_answer_streamed(
     ids = [getattr(m, "entry_id", None) for m in window.chat.messages()]
     assert set(ids) == {e.id for e in window.session.transcript.entries}
     assert [e.role for e in window.session.transcript.entries] == roles
+
+
+def test_a_chat_opened_again_before_the_engine_drops_the_old_answer_does_not_show_it(
+    qtbot, launch, tiny_ir, monkeypatch
+):
+    """Regenerate, Extract text on the question's picture, then another chat and back, all
+    before the engine has deleted the old answer (it waits here for the test): the chat was
+    read from the store as it still was and showed the dropped answer again, and the new
+    answer, stored after the extraction, was never shown (the soak, seed 209). Window and
+    history agree once the new answer comes."""
+    import threading
+
+    from desktop.core.history.store import HistoryStore
+    from desktop.gui.widgets.messages import OcrMessage
+
+    window = launch(model_dir=tiny_ir)
+    short_answers(window)
+    send(qtbot, window, "What is the number?", [text_image("Invoice 4471")])
+    chat_id = window.session.conversation_id
+    [old] = [m.id for m in window.store.messages(chat_id) if m.role == Role.ASSISTANT]
+    go_on, deleting = threading.Event(), threading.Event()
+    original = HistoryStore.delete_messages
+
+    def held_delete(store, conversation_id, message_ids):  # on the engine's thread
+        deleting.set()
+        go_on.wait(60)
+        return original(store, conversation_id, message_ids)
+
+    monkeypatch.setattr(HistoryStore, "delete_messages", held_delete)
+    with qtbot.waitSignal(window.asking.answer_shown, timeout=SIGNAL_TIMEOUT_MS):
+        click(qtbot, shown(window, AssistantMessage)[0], "Regenerate")
+        qtbot.waitUntil(deleting.is_set, timeout=SIGNAL_TIMEOUT_MS)
+        click(qtbot, shown(window, UserMessage)[0], "Extract text")
+        qtbot.waitUntil(lambda: bool(shown(window, OcrMessage)), timeout=SIGNAL_TIMEOUT_MS)
+        window.sidebar.select(None)  # the answer stops; its chat is saved as it goes
+        window.sidebar.select(chat_id)
+        assert old not in {e.message_id for e in window.session.transcript.entries}
+        assert not shown(window, AssistantMessage) and shown(window, OcrMessage)
+        go_on.set()
+    qtbot.waitUntil(lambda: window.asking.request is None, timeout=SIGNAL_TIMEOUT_MS)
+    stored = [(m.id, m.role) for m in window.store.messages(chat_id)]
+    entries = [(e.message_id, e.role) for e in window.session.transcript.entries]
+    assert entries == stored and [role for _, role in stored] == [Role.USER, Role.OCR,
+                                                                  Role.ASSISTANT]  # fmt: skip
+    assert len(window.chat.messages()) == len(entries)

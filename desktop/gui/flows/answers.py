@@ -35,7 +35,8 @@ def add_answer(transcript: Transcript, result: AskResult) -> Entry:
 def show_late_answer(transcript: Transcript, chat: ChatView, result: AskResult) -> None:
     """The chat was opened again while this answer ran (switching chats stops it, and the
     stopped answer is stored after the view read the store): the stored answer goes under
-    its question, unless the view already has it or its question is not the last entry."""
+    its question, or after the extractions stored since (they come before it in the store
+    too), unless the view already has it or its question has later turns."""
     entries = transcript.entries
     stored = {entry.message_id for entry in entries}
     if result.answer_message_id is None or result.answer_message_id in stored:
@@ -44,7 +45,9 @@ def show_late_answer(transcript: Transcript, chat: ChatView, result: AskResult) 
     if last is not None and last.role is Role.USER and last.message_id == result.user_message_id:
         chat.drop_unanswered(last.id)  # its no-answer card, if the chat showed one
     elif result.user_message_id in stored:
-        return  # its question is not the last entry: reopening the chat shows it in place
+        question = next(e for e in entries if e.message_id == result.user_message_id)
+        if any(e.role is not Role.OCR for e in transcript.from_entry(question.id)[1:]):
+            return  # its question has later turns: reopening the chat shows it in place
     else:  # the question too was stored after the view read the store
         request = result.request
         asked = AskedWith(

@@ -283,6 +283,8 @@ class AskFlow(QObject):
         return True
 
     def _submit(self, request: AskRequest) -> None:
+        if isinstance(request.where, StoredChat):
+            self._parts.session.dropping(request.where.drops)
         waiting = self._waiting_text()
         self._parts.chat.begin_answer(waiting)
         self.request = request
@@ -337,6 +339,8 @@ class AskFlow(QObject):
             self.request = None
             self._set_generating(False)
         question, self._question = self._question, None
+        if isinstance(result.request.where, StoredChat):
+            parts.session.dropped(result.request.where.drops)
         # This answer's figures, or none: a failed answer must not leave an older one's.
         parts.status.set_stats(result.answer.stats if result.answer.ok else None)
         if result.save_error:

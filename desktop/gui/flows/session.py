@@ -6,6 +6,8 @@ the store's database lock); every write goes through the storage thread.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.conversation.transcript import Transcript
@@ -30,6 +32,9 @@ class ConversationSession(QObject):
         self.storage = storage
         self.chat = ChatHandle()
         self.transcript = Transcript()  # the open chat as data: the view renders it
+        # Stored messages a Regenerate or Edit dropped that the engine has not deleted yet:
+        # a chat opened meanwhile must not show them again.
+        self._dropping: set[int] = set()
 
     @property
     def conversation_id(self) -> int | None:
@@ -55,7 +60,8 @@ class ConversationSession(QObject):
             except HistoryError as exc:
                 self.problem.emit(str(exc))
             else:
-                self.transcript = Transcript.from_stored(messages, ImageRef.stored)
+                kept = [message for message in messages if message.id not in self._dropping]
+                self.transcript = Transcript.from_stored(kept, ImageRef.stored)
         self.opened.emit(self.chat)
         self.title_changed.emit(self.title)
         return self.chat
@@ -74,6 +80,14 @@ class ConversationSession(QObject):
                 on_error=self.problem.emit,
             )
         return chat
+
+    def dropping(self, message_ids: Iterable[int]) -> None:
+        """A request on its way to the engine deletes these stored messages."""
+        self._dropping.update(message_ids)
+
+    def dropped(self, message_ids: Iterable[int]) -> None:
+        """Its result came: the store holds what it holds again."""
+        self._dropping.difference_update(message_ids)
 
     def is_open(self, chat: ChatHandle) -> bool:
         return self.chat.same_chat(chat)
