@@ -86,8 +86,7 @@ def load_image(source: ImageSource, *, name: str | None = None) -> LoadedImage:
     return LoadedImage(image=rgb, name=label, digest=image_digest(rgb))
 
 
-# Formats whose later frames are pictures a user made (a scanner's pages, an animation's
-# frames); an MPO's second picture (a camera's preview) is not read.
+# Formats whose later frames a user made (pages, an animation); not an MPO's camera preview.
 FRAME_FORMATS = frozenset({"TIFF", "GIF", "WEBP", "PNG"})
 
 
@@ -97,8 +96,7 @@ def frame_count(path: str | os.PathLike) -> int:
     try:
         with warnings.catch_warnings(), Image.open(path) as opened:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            frames = int(getattr(opened, "n_frames", 1))
-            return frames if opened.format in FRAME_FORMATS else 1
+            return int(getattr(opened, "n_frames", 1)) if opened.format in FRAME_FORMATS else 1
     except Exception:  # not an image, unreadable: load_image's sentence comes later
         return 1
 

@@ -260,9 +260,8 @@ def test_every_frame_of_an_animation_is_redacted_and_kept(kind, tmp_path, data_d
         patch.setattr(OcrEngine, "extract", counted)
         for current in (two.name, path.name):
             assert main(["redact", str(tmp_path / current)]) == 0
-    assert capsys.readouterr().out.splitlines()[2].startswith(
-        "Redacted 1 item (1 e-mail) on 1 of 3 pages"
-    )
+    said = capsys.readouterr().out.splitlines()
+    assert said[2].startswith("Redacted 1 item (1 e-mail) on 1 of 3 pages")
     assert reads[path.name] == reads[two.name]  # the repeated frame is not read again
     assert main(["redact", str(path), "--out", str(path), "--in-place"]) == 2
     assert f"clip.{kind} has 3 frames, which only a TIFF holds" in capsys.readouterr().err

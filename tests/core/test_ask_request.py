@@ -47,9 +47,7 @@ def test_a_retry_or_rewind_cannot_be_asked_outside_a_stored_chat(where, stored_o
 
 def test_a_stored_chat_carries_its_retry_and_rewind():
     chat = ChatHandle(5)
-    request = AskRequest(
-        "Again?", (PAGE,), where=StoredChat(chat, user_message_id=7, drops=(8, 9))
-    )
+    request = AskRequest("Again?", (PAGE,), where=StoredChat(chat, user_message_id=7, drops=(8, 9)))
     assert request.chat is chat and request.conversation_id == 5
     assert (request.where.user_message_id, request.where.drops) == (7, (8, 9))
 
