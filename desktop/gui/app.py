@@ -22,6 +22,7 @@ from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.termination import close_on_termination
 from desktop.gui.theme import apply_theme
 from desktop.gui.widgets.icons import app_icon
+from desktop.gui.widgets.roles import install_roles
 
 HISTORY_FOLDER = "history"
 
@@ -63,6 +64,7 @@ def create_app(
     `files` are attached as if dropped. Raises `HistoryError` when the history folder cannot
     be opened."""
     app = _application()
+    install_roles()
     folder = data_dir_for(data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     settings_store = SettingsStore(folder)

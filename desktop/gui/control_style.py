@@ -30,6 +30,10 @@ FIELD_RADIUS = 2.0  # Fusion's own, so the boundary lies on its outline
 class ControlStyle(QProxyStyle):
     def __init__(self, colour: str, focus: str) -> None:
         super().__init__(QStyleFactory.create("Fusion"))
+        self.set_colours(colour, focus)
+
+    def set_colours(self, colour: str, focus: str) -> None:
+        """Another theme's colours, in place: a new style would restyle every widget once more."""
         self._colour, self._focus = QColor(colour), QColor(focus)
 
     def drawPrimitive(  # noqa: N802 (Qt's name)

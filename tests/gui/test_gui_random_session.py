@@ -6,21 +6,15 @@ resized down to its minimum; the app quit mid-answer and started again. After ev
 the process is alive, its GUI thread answered within 2 s, nothing raised or logged an error,
 and the history agrees with the window (devkit/walk_child.py).
 
-A new seed for each new version of the code, printed: the seed comes from the git trees of
-desktop/ and devkit/, so every change of the app or the walk is walked anew (issue 55 asks
-for new seeds: a walk finds what no scripted test thought of; seed 90180, found so in CI, has
-its own test in test_gui_rewind.py), while a run before a push walks what CI will walk.
-Outside git, a random seed. `DESKLENS_WALK_SEED=N` replays one, `DESKLENS_WALK_ACTIONS` sets
-the length (bench/app_soak.py runs thousands). A failure prints the seed, the last 20 actions
-and every thread's stack."""
+A new seed each run, printed (issue 55: a walk finds what no scripted test thought of; seed
+90180, found so in CI, has its own test in test_gui_rewind.py). `DESKLENS_WALK_SEED=N`
+replays one, `DESKLENS_WALK_ACTIONS` sets the length (bench/app_soak.py runs thousands). A
+failure prints the seed, the last 20 actions and every thread's stack."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
-import subprocess
-from pathlib import Path
 
 import pytest
 from xserver import XServerMissing, start_xvfb
@@ -28,21 +22,7 @@ from xserver import XServerMissing, start_xvfb
 from devkit.walk import walk
 
 ACTIONS = int(os.environ.get("DESKLENS_WALK_ACTIONS", "300"))
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def code_seed() -> int:
-    """A seed from the git trees of the app and the walk, or a random one outside git."""
-    trees = subprocess.run(
-        ["git", "rev-parse", "HEAD:desktop", "HEAD:devkit"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if trees.returncode != 0:
-        return random.SystemRandom().randrange(10**6)
-    return int(hashlib.sha256(trees.stdout.encode()).hexdigest(), 16) % 10**6
-
-
-SEED = int(os.environ.get("DESKLENS_WALK_SEED") or code_seed())
+SEED = int(os.environ.get("DESKLENS_WALK_SEED") or random.SystemRandom().randrange(10**6))
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QAccessible,
     QContextMenuEvent,
     QCursor,
     QGuiApplication,
@@ -207,6 +208,7 @@ class Thumbnail(QFrame):
     """A clickable image preview; its context menu is filled by the owner."""
 
     clicked = Signal(object)  # ImageRef
+    ACCESSIBLE_ROLE = QAccessible.Role.Button  # a QFrame says "Border" (widgets/roles.py)
 
     def __init__(self, ref: ImageRef, edge: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
