@@ -56,6 +56,10 @@ CREATE TABLE IF NOT EXISTS message_images (
     PRIMARY KEY (message_id, position)
 );
 CREATE INDEX IF NOT EXISTS message_images_by_digest ON message_images(digest);
+CREATE TABLE IF NOT EXISTS ids_given (  -- the last id each table gave (rows.fresh_id)
+    name TEXT PRIMARY KEY,
+    last INTEGER NOT NULL
+);
 """
 
 logger = logging.getLogger(__name__)

@@ -182,15 +182,34 @@ def require_conversation(connection: sqlite3.Connection, conversation_id: int) -
         raise HistoryError("This conversation no longer exists, so the message was not saved.")
 
 
+def fresh_id(connection: sqlite3.Connection, table: str) -> int:
+    """An id `table` never gave before, in the open transaction. SQLite's own is the largest
+    id + 1, so a deleted last row's id came back: the answer after a Regenerate took the
+    dropped answer's, a chat made after a delete the deleted chat's (a late result for either
+    would have found the new one). What AUTOINCREMENT does, without rebuilding old tables."""
+    assert table in ("messages", "conversations")  # a fixed name, never a caller's
+    (given,) = connection.execute(
+        f"SELECT max(coalesce((SELECT last FROM ids_given WHERE name = ?), 0),"
+        f" coalesce((SELECT max(id) FROM {table}), 0)) + 1",
+        (table,),
+    ).fetchone()
+    connection.execute(
+        "INSERT INTO ids_given (name, last) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET last = excluded.last",
+        (table, given),
+    )
+    return int(given)
+
+
 def insert_message(connection: sqlite3.Connection, row: dict[str, Any]) -> int:
+    row = {"id": fresh_id(connection, "messages"), **row}
     # Column names come from the store's fixed keys, never from a caller.
     names = ", ".join(row)
-    cursor = connection.execute(
+    connection.execute(
         f"INSERT INTO messages ({names}) VALUES ({', '.join('?' * len(row))})",
         tuple(row.values()),
     )
-    assert cursor.lastrowid is not None  # an INSERT sets it
-    return cursor.lastrowid
+    return int(row["id"])
 
 
 def insert_image_reference(

@@ -72,12 +72,12 @@ class HistoryStore:
     def create_conversation(self, title: str = DEFAULT_TITLE) -> int:
         now = time.time()
         with self._transaction() as connection:
-            cursor = connection.execute(
-                "INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)",
-                (clean_title(title), now, now),
+            conversation_id = rows.fresh_id(connection, "conversations")
+            connection.execute(
+                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (conversation_id, clean_title(title), now, now),
             )
-        assert cursor.lastrowid is not None  # an INSERT sets it
-        return cursor.lastrowid
+        return conversation_id
 
     def rename_conversation(self, conversation_id: int, title: str) -> bool:
         """Returns False when the conversation no longer exists."""
