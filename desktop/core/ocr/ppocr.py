@@ -103,7 +103,7 @@ class PpOcr:
         quads = self.detect(bgr, settings)
         crops = crop_lines(bgr, quads)
         if self._cls is not None:
-            crops = self._upright(crops)
+            self._upright(quads, crops)
         reads = self._read_with_margins(crops)
         self._either_way_up(quads, crops, reads)
         capital = capital_height([text for text, _, _ in reads], crops)
@@ -127,11 +127,12 @@ class PpOcr:
         turned = [i for i, crop in enumerate(crops) if crop.shape[:2] != crop_shape(quads[i])]
         if not turned:
             return
-        around = [cv2.rotate(crops[i], cv2.ROTATE_180) for i in turned]
-        for index, crop, read in zip(turned, around, self._read_with_margins(around), strict=True):
+        around = [_turned_around(quads[i], crops[i]) for i in turned]
+        crops_around = [crop for _, crop in around]
+        again = self._read_with_margins(crops_around)
+        for index, (quad, crop), read in zip(turned, around, again, strict=True):
             if read[1] > reads[index][1]:
-                quads[index] = np.roll(quads[index], 2, axis=0)
-                crops[index], reads[index] = crop, read
+                quads[index], crops[index], reads[index] = quad, crop, read
 
     def read_crops(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """(text, confidence) of line crops, a short one read with a margin where that is
@@ -256,11 +257,11 @@ class PpOcr:
         first real page (`Recognizer.prime`)."""
         self._main.prime(max_width, self._workers)
 
-    def _upright(self, crops: list[np.ndarray]) -> list[np.ndarray]:
-        """Turn crops the classifier reads as upside down (label "180", p > 0.9) right way up."""
+    def _upright(self, quads: list[np.ndarray], crops: list[np.ndarray]) -> None:
+        """Turns the crops the classifier reads as upside down (label "180", p > 0.9) right
+        way up, with their quads."""
         assert self._cls is not None
         height, width = CLS_SHAPE
-        upright = list(crops)
         for start in range(0, len(crops), REC_BATCH):
             chunk = crops[start : start + REC_BATCH]
             tensor = np.zeros((len(chunk), 3, height, width), dtype=np.float32)
@@ -271,8 +272,15 @@ class PpOcr:
             probabilities = self._cls.get_output_tensor().data
             for row, (_, flipped) in enumerate(probabilities):
                 if flipped > 0.9:
-                    upright[start + row] = cv2.rotate(crops[start + row], cv2.ROTATE_180)
-        return upright
+                    at = start + row
+                    quads[at], crops[at] = _turned_around(quads[at], crops[at])
+
+
+def _turned_around(quad: np.ndarray, crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A crop turned by 180 degrees, and its quad rolled by two corners to match: its first
+    corner stays the top-left of the text, so the columns of a word map back onto the page
+    where that word is (`line_fragments`)."""
+    return np.roll(quad, 2, axis=0), cv2.rotate(crop, cv2.ROTATE_180)
 
 
 def _unsure(read: CtcRead) -> bool:
