@@ -42,6 +42,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "ocr_profile.py": ([], False),
     "ocr_rec_batches.py": ([], False),
     "ocr_isa_bench.py": ([], False),
+    "ocr_qemu_check.py": ([], False),
     "ocr_cascade.py": ([], False),
     "ocr_baseline.py": ([], False),
     "codes_bench.py": ([], False),
