@@ -56,7 +56,9 @@ case "$cmd" in
     "$VENV/bin/python" -m devkit.ocr_tiny fetch  # bench/ocr_cascade.py's tiny recognizer
     # Two workers (pytest-xdist), a test file each at a time: the suite waits on threads,
     # servers and child processes for much of its time. DESKLENS_TEST_WORKERS=0: one process.
-    exec "$VENV/bin/python" -m pytest -n "${DESKLENS_TEST_WORKERS:-2}" --dist loadfile "$@" ;;
+    # The files in the order tests/conftest.py gives (the longest first).
+    exec "$VENV/bin/python" -m pytest -n "${DESKLENS_TEST_WORKERS:-2}" --dist loadfile \
+      --no-loadscope-reorder "$@" ;;
   convert)
     venv "[convert]"
     exec "$VENV/bin/python" convert.py "$@" ;;

@@ -127,3 +127,30 @@ def sample_image():
     for row in range(5):
         draw.text((16, 60 + row * 24), f"Line {row}: total {row * 7}.50", fill="black")
     return image
+
+
+# Files that run for minutes with few tests. The two workers take whole files (--dist loadfile)
+# in collection order; xdist's own order (most tests first) put these among the last, where one
+# worker ran on alone for minutes. Longest first, then xdist's order (`--no-loadscope-reorder`
+# in scripts/dev.sh keeps this one).
+LONG_FILES = (
+    "tests/gui/test_gui_random_session.py",  # 400 app actions under Xvfb
+    "tests/installer/test_installer.py",  # the PyInstaller bundle build
+    "tests/bench/test_bench_smoke.py",  # every bench script started
+    "tests/api/test_memory.py",  # 100-megapixel images
+    "tests/ocr/test_int8_every_cpu.py",  # the check pages at every instruction-set level
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    files: dict[str, int] = {}
+    for item in items:
+        name = item.nodeid.split("::")[0]
+        files[name] = files.get(name, 0) + 1
+    first = {name: rank for rank, name in enumerate(LONG_FILES)}
+    items.sort(  # stable: a file's tests keep their order
+        key=lambda item: (
+            first.get(item.nodeid.split("::")[0], len(first)),
+            -files[item.nodeid.split("::")[0]],
+        )
+    )
