@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -143,14 +144,10 @@ LONG_FILES = (
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    files: dict[str, int] = {}
-    for item in items:
-        name = item.nodeid.split("::")[0]
-        files[name] = files.get(name, 0) + 1
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::")[0]
+
+    tests_in = Counter(file_of(item) for item in items)
     first = {name: rank for rank, name in enumerate(LONG_FILES)}
-    items.sort(  # stable: a file's tests keep their order
-        key=lambda item: (
-            first.get(item.nodeid.split("::")[0], len(first)),
-            -files[item.nodeid.split("::")[0]],
-        )
-    )
+    # Stable: a file's tests keep their order.
+    items.sort(key=lambda item: (first.get(file_of(item), len(first)), -tests_in[file_of(item)]))
