@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from desktop.core.ocr.int8_check import cpu_flags  # the flags /proc/cpuinfo lists
+from desktop.core.cpu_records import cpu_flags  # the flags /proc/cpuinfo lists
 
 ENV = "ONEDNN_MAX_CPU_ISA"
 NATIVE = "native"  # no cap: what the CPU has

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.core.ocr.int8_check import cpu_flags
+from desktop.core.cpu_records import cpu_flags
 from devkit import isa_levels
 
 AVX2 = frozenset(["sse4_2", "fma", "avx", "avx2", "bmi2"])  # Core 8th-10th gen, AMD Zen 2/3

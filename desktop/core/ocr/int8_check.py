@@ -17,7 +17,6 @@ drawn change (fonts installed since).
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import threading
@@ -30,8 +29,8 @@ from typing import Literal
 
 from PIL import Image
 
-from desktop.core import atomic, paths
-from desktop.core.bounded_json import read_json_object
+from desktop.core import paths
+from desktop.core.cpu_records import cpu_identity, key_of, read_record, write_record
 from desktop.core.ocr.check_pages import check_pages
 from desktop.core.ocr.model_files import OcrModelFiles, decisions_digest
 
@@ -40,6 +39,7 @@ log = logging.getLogger(__name__)
 CHECK_VERSION = 1  # raise when the comparison changes (new pages change the key themselves)
 VERDICTS_NAME = "ocr-int8-verdicts.json"
 VERDICTS_ENV = "DESKLENS_OCR_VERDICTS"
+SECTION = "verdicts"
 KEPT = 16  # verdicts kept (one per CPU, cap and version the data folder has met)
 Part = Literal["int8", "fp32"]
 # The mixes tried, in order of speed: (detector, recognizer).
@@ -84,35 +84,11 @@ class Verdict:
         return f"INT8 read {pages} otherwise than FP32 {where}: {self.models}"
 
 
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    """The CPU's flags as Linux lists them; none elsewhere (OpenVINO's name and capabilities
-    then stand for the CPU)."""
-    try:
-        text = cpuinfo.read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return frozenset()
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            return frozenset(line.partition(":")[2].split())
-    return frozenset()
-
-
 def fingerprint() -> dict[str, str]:
     """What the INT8 kernels OpenVINO picks, and so the verdict, depend on."""
-    import openvino as ov
-
-    from desktop import __version__
-
-    core = ov.Core()
-    flags = " ".join(sorted(cpu_flags()))
     return {
-        "cpu": str(core.get_property("CPU", "FULL_DEVICE_NAME")),
-        "capabilities": " ".join(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")),
-        "flags": hashlib.sha256(flags.encode()).hexdigest()[:16],
-        "isa_cap": os.environ.get("ONEDNN_MAX_CPU_ISA", ""),
-        "openvino": ov.__version__,
+        **cpu_identity(),
         "decisions": decisions_digest()[:16],
-        "desklens": __version__,
         "check": str(CHECK_VERSION),
         "pages": pages_digest(),
     }
@@ -126,10 +102,6 @@ def pages_digest() -> str:
     for page in check_pages():
         digest.update(page.image.tobytes())
     return digest.hexdigest()[:16]
-
-
-def key_of(identity: dict[str, str]) -> str:
-    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
 
 
 def verdicts_file() -> Path:
@@ -185,31 +157,19 @@ _deciding = threading.Lock()  # one check at a time: a second engine waits for t
 
 
 def stored(key: str) -> Verdict | None:
+    entry = read_record(verdicts_file(), SECTION, key)
+    if entry is None:
+        return None
     try:
-        entry = read_json_object(verdicts_file())["verdicts"][key]
         verdict = Verdict(**{name: entry[name] for name in Verdict.__dataclass_fields__})
-    except (OSError, ValueError, KeyError, TypeError):
+        verdict = replace(verdict, differed=tuple(verdict.differed))
+    except (KeyError, TypeError):  # no entry, or not one of ours
         return None
-    if {verdict.det, verdict.rec} - {"int8", "fp32"}:
-        return None
-    return replace(verdict, differed=tuple(verdict.differed))
+    return None if {verdict.det, verdict.rec} - {"int8", "fp32"} else verdict
 
 
 def store(key: str, verdict: Verdict, identity: dict[str, str]) -> None:
-    """Adds the verdict to the file (the oldest beyond KEPT dropped); a folder that cannot be
-    written keeps it for this process only."""
-    target = verdicts_file()
-    try:
-        verdicts = dict(read_json_object(target).get("verdicts", {}))
-    except (OSError, ValueError, AttributeError, TypeError):  # none yet, or not ours
-        verdicts = {}
-    verdicts.pop(key, None)
-    verdicts[key] = {**asdict(verdict), "identity": identity, "checked": time.time()}
-    kept = dict(list(verdicts.items())[-KEPT:])
-    try:
-        atomic.write_text(target, json.dumps({"verdicts": kept}, indent=1) + "\n", mkdir=True)
-    except OSError as exc:
-        log.warning("The INT8 check's verdict could not be kept in %s: %s", target, exc)
+    write_record(verdicts_file(), SECTION, key, {**asdict(verdict), "identity": identity}, KEPT)
 
 
 def checked(
