@@ -175,7 +175,9 @@ class ModelChecks:
         folder = resolve_model(self.model)
         self.engine = VLMEngine.load(folder, EngineConfig(device=self.device))
         info = self.engine.info
-        return f"{info.name} ({info.weight_format}) from {folder} on {info.device}"
+        loaded = f"{info.name} ({info.weight_format}) from {folder} on {info.device}"
+        choice = self.engine.precision_choice  # measured on this CPU at first load
+        return f"{loaded}; {choice.sentence()}" if choice else loaded
 
     def answer(self) -> str:
         from desktop.core.chat import GenerationSettings

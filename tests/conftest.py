@@ -40,6 +40,9 @@ def _own_data_home(tmp_path_factory) -> Iterator[None]:
         # The OCR's INT8 check is the CPU's: one verdict for every data folder the tests make
         # (tests/ocr/test_int8_check.py checks the data folder's own file).
         patch.setenv("DESKLENS_OCR_VERDICTS", str(shared / "ocr-int8-verdicts.json"))
+        # The engine's precisions measured per CPU and model, likewise (tests/engine/test_tuning.py
+        # checks the data folder's own file).
+        patch.setenv("DESKLENS_ENGINE_CHOICES", str(shared / "engine-precisions.json"))
         # Compiled OCR models, likewise (~2 s a fresh data folder): one folder per worker, as
         # OpenVINO writes its cache without a lock between processes.
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")

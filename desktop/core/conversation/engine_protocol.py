@@ -33,6 +33,8 @@ class ModelInfo:
     server: str = ""
     # How this computer's model resizes images (its budget as loaded); None for a server's.
     vision: VisionSpec | None = None
+    # The precisions measured as fastest on this CPU (engine/tuning.py); "" where none were.
+    precisions: str = ""
 
 
 @dataclass

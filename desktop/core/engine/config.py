@@ -29,12 +29,18 @@ class EngineConfig:
     prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS
     image_cache_size: int = 32
     # None: the device default (bf16 on CPUs with AMX/AVX512-BF16); "f32" for exact results.
+    # It applies to every sub-model; the two below to one part each and come first.
     inference_precision: str | None = None
+    # The vision encoder's and the language model's precisions. None (with tune_precision):
+    # chosen on the CPU by measurement at first load (tuning.py: on a Xeon with AMX bf16 made
+    # the vision encoder 1.5x faster, on an AVX512-BF16 CPU without AMX 23 % slower; the
+    # language model's default bf16 decoded 1.5x slower than f32 with AMX). None without
+    # tuning: the vision encoder f32, the language model the device default (as before).
+    vision_precision: str | None = None
+    language_precision: str | None = None
+    tune_precision: bool = True
     language_properties: dict = field(default_factory=dict)
-    # Measured (bench/RESULTS.md): on CPUs with AVX512-BF16 but no AMX, the default bf16 makes
-    # the vision merger 23 % slower than f32 while it speeds up the LM prefill (5.6 vs 6.8 s);
-    # laptops without AVX512 run f32 either way. Hence f32 for the vision sub-models only.
-    vision_properties: dict = field(default_factory=lambda: {"INFERENCE_PRECISION_HINT": "f32"})
+    vision_properties: dict = field(default_factory=dict)
     # CPU: activations of the INT8 layers are quantised on the fly in groups of this many
     # channels. Measured on the 2B shape (bench/RESULTS.md): 128 instead of the runtime's 32 cuts
     # the LM prefill of 900 tokens 5.7 -> 4.2 s and the vision merger 9.8 -> 8.6 s, for a small
@@ -48,6 +54,25 @@ class EngineConfig:
     # Warm-up at load: the runtime's weight preparation happens here instead of in the first
     # answer, and each mapped weight file is released after it (peak RSS 4.6 -> ~3.3 GiB).
     warm_up: bool = True
+
+
+def compile_properties(config: EngineConfig) -> tuple[dict, dict]:
+    """OpenVINO's properties for the language model's and the vision encoder's sub-models."""
+    common: dict = {"INFERENCE_NUM_THREADS": config.threads} if config.threads else {}
+    if config.inference_precision:
+        common["INFERENCE_PRECISION_HINT"] = config.inference_precision
+    group = config.dynamic_quantization_group_size
+    if group is not None and config.device.upper() == "CPU":
+        common["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = group
+    vision = config.vision_precision or config.inference_precision or "f32"
+    return (
+        {**common, **_hint(config.language_precision), **config.language_properties},
+        {**common, **_hint(vision), **config.vision_properties},
+    )
+
+
+def _hint(precision: str | None) -> dict:
+    return {"INFERENCE_PRECISION_HINT": precision} if precision else {}
 
 
 def read_vision_spec(folder: Path, vision_cfg: dict, config: EngineConfig) -> VisionSpec:

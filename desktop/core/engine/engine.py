@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,9 @@ import openvino as ov
 from desktop.core.bounded_json import read_json_object
 from desktop.core.chat import Answer, AnswerStats, Conversation, GenerationSettings, ImageLike, Turn
 from desktop.core.conversation.engine_protocol import Lane, ModelInfo, Preparation
+from desktop.core.engine import tuning
 from desktop.core.engine.batch import pad_left
-from desktop.core.engine.config import EngineConfig, read_vision_spec
+from desktop.core.engine.config import EngineConfig, compile_properties, read_vision_spec
 from desktop.core.engine.constrained import JsonConstraint, JsonMatcher
 from desktop.core.engine.decode import AnswerRow, decode_one, decode_rows, drafting_allowed
 from desktop.core.engine.drafting import PromptLookupDrafter
@@ -30,6 +32,7 @@ from desktop.core.engine.prompt import PromptBuilder
 from desktop.core.engine.residency import settle
 from desktop.core.engine.sequence import TokenSequence
 from desktop.core.engine.tokens import TextCodec
+from desktop.core.engine.tuning import Choice
 from desktop.core.engine.vision import visual_token_count
 from desktop.core.errors import describe, error_kind_of
 from desktop.core.manifest import Manifest, ModelError, verify_model_dir
@@ -55,18 +58,14 @@ def _compile(
 class VLMEngine:
     """Load once, then `ask()` from one worker thread; `stop()` from any thread."""
 
-    def __init__(self, folder: Path, config: EngineConfig, manifest: Manifest) -> None:
+    def __init__(
+        self, folder: Path, config: EngineConfig, manifest: Manifest, choice: Choice | None = None
+    ) -> None:
         self.config = config
+        self.precision_choice = choice  # the precisions measured on this CPU (tuning.py)
         self._stop = threading.Event()
         core = ov.Core()
-        common: dict = {"INFERENCE_NUM_THREADS": config.threads} if config.threads else {}
-        if config.inference_precision:
-            common["INFERENCE_PRECISION_HINT"] = config.inference_precision
-        group = config.dynamic_quantization_group_size
-        if group is not None and config.device.upper() == "CPU":
-            common["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = group
-        lm_props = {**common, **config.language_properties}
-        vis_props = {**common, **config.vision_properties}
+        lm_props, vis_props = compile_properties(config)
         device = config.device
         model_config = read_json_object(folder / "config.json")
         vision_cfg, text_cfg = model_config["vision_config"], model_config["text_config"]
@@ -99,8 +98,9 @@ class VLMEngine:
             self.codec, self.encoder, embed_model, config.max_context_tokens
         )
         self.info = ModelInfo(
-            folder.name, folder, device, manifest.weight_format, manifest, vision=self.encoder.spec
-        )
+            folder.name, folder, device, manifest.weight_format, manifest, vision=self.encoder.spec,
+            precisions=choice.sentence() if choice else "",
+        )  # fmt: skip
         # Key of every position the KV state holds, None where a rejected draft was masked out.
         self._kv_keys: list[object | None] = []
         # Introspection for tests and benchmarks: the last prompt as fed, and its prefill logits.
@@ -115,14 +115,14 @@ class VLMEngine:
         folder = Path(folder)
         manifest = verify_model_dir(folder)
         try:
-            return cls(folder, config or EngineConfig(), manifest)
+            make = partial(cls, folder, manifest=manifest)
+            config, choice = tuning.configured(folder, config or EngineConfig(), make)
+            return cls(folder, config, manifest, choice)
         except (RuntimeError, KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
             raise ModelError(
                 f"The model in {folder} could not be loaded ({describe(exc)}). "
                 "Convert or import it again with convert.py."
             ) from exc
-
-    # -- public API --------------------------------------------------------------------------
 
     def stop(self) -> None:
         """Ends the current answer at the next token (safe from any thread)."""
@@ -140,6 +140,10 @@ class VLMEngine:
     def count_visual_tokens(self, image: ImageLike) -> int:
         """Tokens of the whole image (pruning can only lower what it costs)."""
         return visual_token_count(image.image.size, self.encoder.spec)
+
+    def image_embedding(self, image: ImageLike) -> np.ndarray:
+        """The vision encoder's output for the whole image (from the cache once read)."""
+        return self.encoder.encode(image.image, image.digest, skip_repeats=False).embeds
 
     def _skips_repeats(self, settings: GenerationSettings) -> bool:
         chosen = settings.skip_repeats
@@ -254,8 +258,6 @@ class VLMEngine:
             return [Answer("", "error", item, error=error, error_kind=kind) for item in stats]
         finally:
             self.reset()  # the batch's KV state belongs to no conversation
-
-    # -- internals ---------------------------------------------------------------------------
 
     def _reuse(self, seq: TokenSequence, most: int) -> int:
         """Keeps the longest prefix of `seq` (at most `most` positions) that the KV state holds
