@@ -297,9 +297,11 @@ class MainWindow(QMainWindow):
     def open_settings(self, server: bool = False) -> None:
         """Settings (`server`: with "A server" chosen, from the first-run panel)."""
         models = self.models
+        precisions = models.precisions
+        speed = (precisions, models.measure_again) if precisions else None
         dialog = SettingsDialog(
             self.settings, models.devices, self, self.local_api, self.own_presets,
-            models.server, models.checker, redaction=self.redacting,
+            models.server, models.checker, redaction=self.redacting, speed=speed,
         )  # fmt: skip
         if models.explicit_model:  # `--model DIR` wins over the automatic choice: say so
             dialog.model_edit.setPlaceholderText(f"{models.explicit_model} (given with --model)")

@@ -77,6 +77,7 @@ class EngineOptions:
     device: str
     max_visual_tokens: int
     skip_repeats: bool = True
+    measure_again: bool = False  # the precisions kept for this CPU are measured again
 
 
 def _parse(raw: object, default: object) -> object:

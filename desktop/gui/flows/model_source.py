@@ -116,6 +116,21 @@ class ModelFlow(QObject):
         self._parts.status.set_state("loading")
         self._engine.load(folder, self._parts.settings().engine_options())
 
+    @property
+    def precisions(self) -> str:
+        """The precisions the loaded local model measured on this CPU ("" for none)."""
+        model = self._engine.status.model
+        return model.precisions if model is not None and not model.server else ""
+
+    def measure_again(self) -> None:
+        """Reloads the loaded local model, measuring its precisions on this CPU again."""
+        model = self._engine.status.model
+        if model is None or model.folder is None:
+            return
+        self._parts.status.set_state("loading")
+        options = replace(self._parts.settings().engine_options(), measure_again=True)
+        self._engine.load(str(model.folder), options)
+
     def connect_server(self) -> None:
         server = self.server
         assert server is not None

@@ -10,6 +10,7 @@ font): the dialog is as tall as they need up to the screen's free height, OK sta
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from desktop.gui.flows.capturing import capture_action_combo
 from desktop.gui.flows.own_presets import OwnPresetsFlow
+from desktop.gui.panels.cpu_speed_row import CpuSpeedRow
 from desktop.gui.panels.model_source_rows import ModelSourceRows
 from desktop.gui.panels.presets_editor import PresetsRow
 from desktop.gui.panels.redaction_patterns import PatternsRow
@@ -78,9 +80,10 @@ class SettingsDialog(QDialog):
         server: ServerConfig | None = None,
         checker: ServerCheck | None = None,
         redaction: RedactFlow | None = None,
+        speed: tuple[str, Callable[[], None]] | None = None,
     ) -> None:
         """`server`: the one saved (key included); `checker` runs its checks off this
-        thread."""
+        thread; `speed`: the precisions measured on this CPU and how to measure again."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setMinimumWidth(560)
@@ -179,6 +182,9 @@ class SettingsDialog(QDialog):
         if redaction is not None:
             self.redaction_row = PatternsRow(redaction)
             form.addRow("Redaction", self.redaction_row)
+        if speed is not None:
+            self.speed_row = CpuSpeedRow(*speed)
+            form.addRow("This CPU", self.speed_row)
         self.rows_area = QScrollArea()
         self.rows_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its rows take the focus
         self.rows_area.setWidgetResizable(True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -109,6 +110,10 @@ class EngineWorker(QObject):
                 max_visual_tokens=options.max_visual_tokens,
                 skip_repeats=options.skip_repeats,
             )
+            if options.measure_again:  # here: the GUI thread never writes to disk
+                from desktop.core.engine import tuning
+
+                tuning.forget(Path(folder), config)
             engine = VLMEngine.load(folder, config)
         except ModelError as exc:
             self._fail(str(exc))
