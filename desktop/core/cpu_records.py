@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from desktop.core import atomic
@@ -71,6 +72,14 @@ def read_record(target: Path, section: str, key: str) -> dict | None:
     """The record kept under `key`, or None."""
     entry = _records(target, section).get(key)
     return entry if isinstance(entry, dict) else None
+
+
+def read_fields(target: Path, section: str, key: str, names: Iterable[str]) -> dict | None:
+    """The values of `names` in the record kept under `key`; None where it lacks one."""
+    entry = read_record(target, section, key)
+    if entry is None or any(name not in entry for name in names):
+        return None
+    return {name: entry[name] for name in names}
 
 
 def write_record(target: Path, section: str, key: str, record: dict, kept: int) -> None:

@@ -31,7 +31,7 @@ from PIL import Image
 
 from desktop.core import paths
 from desktop.core.chat import Answer, Conversation, GenerationSettings
-from desktop.core.cpu_records import cpu_identity, forget_record, key_of, read_record, write_record
+from desktop.core.cpu_records import cpu_identity, forget_record, key_of, read_fields, write_record
 from desktop.core.engine.config import EngineConfig
 from desktop.core.images import LoadedImage, load_image
 
@@ -247,14 +247,13 @@ _tuning = threading.Lock()  # one measurement at a time: a second load waits for
 
 
 def stored(key: str) -> Choice | None:
-    entry = read_record(choices_file(), SECTION, key)
-    if entry is None:
+    fields = read_fields(choices_file(), SECTION, key, Choice.__dataclass_fields__)
+    if fields is None:
         return None
     try:
-        fields = {name: entry[name] for name in Choice.__dataclass_fields__}
         measured = tuple(Measured(**m) for m in fields.pop("measured"))
         return Choice(**fields, measured=measured)
-    except (KeyError, TypeError):  # no entry, or not one of ours
+    except TypeError:  # not one of ours
         return None
 
 

@@ -30,7 +30,7 @@ from typing import Literal
 from PIL import Image
 
 from desktop.core import paths
-from desktop.core.cpu_records import cpu_identity, key_of, read_record, write_record
+from desktop.core.cpu_records import cpu_identity, key_of, read_fields, write_record
 from desktop.core.ocr.check_pages import check_pages
 from desktop.core.ocr.model_files import OcrModelFiles, decisions_digest
 
@@ -157,13 +157,12 @@ _deciding = threading.Lock()  # one check at a time: a second engine waits for t
 
 
 def stored(key: str) -> Verdict | None:
-    entry = read_record(verdicts_file(), SECTION, key)
-    if entry is None:
+    fields = read_fields(verdicts_file(), SECTION, key, Verdict.__dataclass_fields__)
+    if fields is None:
         return None
     try:
-        verdict = Verdict(**{name: entry[name] for name in Verdict.__dataclass_fields__})
-        verdict = replace(verdict, differed=tuple(verdict.differed))
-    except (KeyError, TypeError):  # no entry, or not one of ours
+        verdict = replace(Verdict(**fields), differed=tuple(fields["differed"]))
+    except TypeError:  # not one of ours
         return None
     return None if {verdict.det, verdict.rec} - {"int8", "fp32"} else verdict
 
