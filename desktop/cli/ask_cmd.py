@@ -23,6 +23,7 @@ from desktop.cli.common import (
     load_answer_engine,
     load_images,
     local_model_hint,
+    ocr_kept,
     stdout_closed,
 )
 from desktop.core import paths
@@ -109,6 +110,11 @@ def grounding_texts(results: Sequence[OcrResult] | None) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    with ocr_kept():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         prompt, settings = generation_settings(args)
         images = load_images(args.images)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the imaging stack loads only where images are (fast `deskle
     from desktop.core.conversation.engine_protocol import AnswerEngine
     from desktop.core.engine import VLMEngine
     from desktop.core.images import LoadedImage
+    from desktop.core.ocr import OcrEngine
     from desktop.core.ocr.models import OcrResult
     from desktop.core.remote.config import ServerConfig
 
@@ -219,14 +220,41 @@ def load_images(paths: Sequence[str]) -> list[LoadedImage]:
 
 def read_images(images: Sequence[LoadedImage], threads: int | None = None) -> list[OcrResult]:
     """The fast OCR of each image (for --ground and for drafting the answer)."""
-    from desktop.core.ocr import OcrEngine
     from desktop.core.ocr.model_files import OcrModelError
 
     try:
-        ocr = OcrEngine(threads=threads)
+        ocr = _ocr_engine(threads)
         return [ocr.extract(image) for image in images]
     except OcrModelError as exc:
         raise CliError(str(exc), exit_codes.MODEL_PROBLEM) from exc
+
+
+_kept: dict[int | None, OcrEngine] | None = None  # within `ocr_kept`: its engine by threads
+
+
+@contextmanager
+def ocr_kept() -> Iterator[None]:
+    """Within it `read_images` uses one OCR engine, kept until the end: `desklens ask`'s checks
+    and drafts share its compiled models, and none is dropped while the model answers (after the
+    first OCR on a CPU had dropped the INT8 check's engines, a Ctrl+C in the answer crashed
+    OpenVINO, SIGSEGV in TBB's affinity code, 3 of 3 on an AMX Xeon; with the engine kept, 0
+    of 3)."""
+    global _kept
+    _kept = {}
+    try:
+        yield
+    finally:
+        _kept = None
+
+
+def _ocr_engine(threads: int | None) -> OcrEngine:
+    from desktop.core.ocr import OcrEngine
+
+    if _kept is None:
+        return OcrEngine(threads=threads)
+    if threads not in _kept:
+        _kept[threads] = OcrEngine(threads=threads)
+    return _kept[threads]
 
 
 def add_drafting_option(parser: argparse.ArgumentParser) -> None:
