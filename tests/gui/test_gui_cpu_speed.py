@@ -10,8 +10,8 @@ def test_this_cpu_shows_the_choice_and_measures_again(qtbot, launch, tiny_ir, mo
     from desktop.core.engine import tuning
     from desktop.gui.panels.settings_dialog import SettingsDialog
 
-    # bf16 is a candidate here whatever the CPU (emulated where it is not native): the row
-    # and the reload are what is tested. The data folder's own choices file, none known yet.
+    # bf16 is asked for whatever the CPU (left out where it cannot run): the row and the
+    # reload are what is tested. The data folder's own choices file, none known yet.
     monkeypatch.setenv(tuning.PRECISIONS_ENV, "f32,bf16")
     monkeypatch.delenv(tuning.CHOICES_ENV, raising=False)
     monkeypatch.setattr(tuning, "_known", {})
@@ -24,7 +24,8 @@ def test_this_cpu_shows_the_choice_and_measures_again(qtbot, launch, tiny_ir, mo
 
     monkeypatch.setattr(tuning, "measure", measure)
     window = launch(model_dir=tiny_ir)
-    assert measured == ["f32", "bf16"]
+    first = list(measured)
+    assert first[:1] == ["f32"]
     sentence = window.models.precisions
     assert sentence.startswith("vision encoder") and "measured on" in sentence, sentence
     chosen = window.engine.worker.engine.precision_choice
@@ -38,6 +39,6 @@ def test_this_cpu_shows_the_choice_and_measures_again(qtbot, launch, tiny_ir, mo
     assert "measured on" in row.label.text() and row.button.isEnabled()
     qtbot.mouseClick(row.button, Qt.MouseButton.LeftButton)
     assert not row.button.isEnabled() and "Measuring again" in row.label.text()
-    qtbot.waitUntil(lambda: measured == ["f32", "bf16"] * 2, timeout=120_000)
+    qtbot.waitUntil(lambda: measured == first * 2, timeout=120_000)
     qtbot.waitUntil(lambda: window.model_loaded, timeout=120_000)
     assert window.models.precisions.startswith("vision encoder")

@@ -128,11 +128,14 @@ class Choice:
 
 def native_precisions(capabilities: Sequence[str]) -> list[str]:
     """The precisions the CPU computes natively: f32, and bf16 where OpenVINO says so (AVX512-BF16,
-    AMX). Others would be emulated, slower: never candidates."""
+    AMX) and no oneDNN cap below bf16 is set (OpenVINO still lists BF16 then, but its kernels
+    fail). Others would be emulated, slower: never candidates."""
     wanted = os.environ.get(PRECISIONS_ENV)
     if wanted:
         return [p for p in wanted.split(",") if p]
-    return ["f32", "bf16"] if "BF16" in capabilities else ["f32"]
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
+    capped = not any(level in cap for level in ("ALL", "BF16", "FP16", "AMX", "AVX10"))
+    return ["f32", "bf16"] if "BF16" in capabilities and not capped else ["f32"]
 
 
 def applies(config: EngineConfig) -> bool:
