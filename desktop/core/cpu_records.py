@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from desktop.core import atomic
+from desktop.core import atomic, paths
 from desktop.core.bounded_json import read_json_object
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,13 @@ def cpu_identity() -> dict[str, str]:
         "openvino": ov.__version__,
         "desklens": __version__,
     }
+
+
+def records_file(name: str, env: str) -> Path:
+    """The data folder's file `name`, unless `env` names another (the test suite shares one
+    between its many data folders: a finding is the CPU's, and making it takes seconds)."""
+    override = os.environ.get(env)
+    return Path(override) if override else paths.user_data_dir() / name
 
 
 def key_of(identity: dict[str, str]) -> str:

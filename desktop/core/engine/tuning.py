@@ -29,11 +29,18 @@ from typing import Protocol
 import numpy as np
 from PIL import Image
 
-from desktop.core import paths
 from desktop.core.chat import Answer, Conversation, GenerationSettings
-from desktop.core.cpu_records import cpu_identity, forget_record, key_of, read_fields, write_record
+from desktop.core.cpu_records import (
+    cpu_identity,
+    forget_record,
+    key_of,
+    read_fields,
+    records_file,
+    write_record,
+)
 from desktop.core.engine.config import EngineConfig
 from desktop.core.images import LoadedImage, load_image
+from desktop.core.manifest import MANIFEST_NAME
 
 log = logging.getLogger(__name__)
 
@@ -162,14 +169,13 @@ def candidate_config(config: EngineConfig, vision: str, language: str) -> Engine
 
 
 def choices_file() -> Path:
-    override = os.environ.get(CHOICES_ENV)
-    return Path(override) if override else paths.user_data_dir() / CHOICES_NAME
+    return records_file(CHOICES_NAME, CHOICES_ENV)
 
 
 def model_digest(folder: Path) -> str:
     """The model's identity: its manifest (file sizes and digests)."""
     try:
-        return hashlib.sha256((folder / "desklens.json").read_bytes()).hexdigest()[:16]
+        return hashlib.sha256((folder / MANIFEST_NAME).read_bytes()).hexdigest()[:16]
     except OSError:
         return folder.name
 

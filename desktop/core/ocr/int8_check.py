@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,8 +28,13 @@ from typing import Literal
 
 from PIL import Image
 
-from desktop.core import paths
-from desktop.core.cpu_records import cpu_identity, key_of, read_fields, write_record
+from desktop.core.cpu_records import (
+    cpu_identity,
+    key_of,
+    read_fields,
+    records_file,
+    write_record,
+)
 from desktop.core.ocr.check_pages import check_pages
 from desktop.core.ocr.model_files import OcrModelFiles, decisions_digest
 
@@ -105,10 +109,7 @@ def pages_digest() -> str:
 
 
 def verdicts_file() -> Path:
-    """The data folder's, unless VERDICTS_ENV names another file (the test suite shares one
-    between its many data folders: a verdict is the CPU's, and the check takes seconds)."""
-    override = os.environ.get(VERDICTS_ENV)
-    return Path(override) if override else paths.user_data_dir() / VERDICTS_NAME
+    return records_file(VERDICTS_NAME, VERDICTS_ENV)
 
 
 def mixed(int8: OcrModelFiles, fp32: OcrModelFiles, det: Part, rec: Part) -> OcrModelFiles:
