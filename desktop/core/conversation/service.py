@@ -6,7 +6,9 @@ chat`), so the next question of the same chat feeds only its new tokens. Turns a
 (the API's requests) are answered in a lane of their own (`Lane.GIVEN`), so they never take
 that conversation out of the engine. Use it from one thread, the one that owns the engine
 (`stop` and the cancellation events excepted). Saving is best effort: a history that cannot
-be written still gets its answer, and `AskResult.save_error` says what the history misses.
+be written still gets its answer, and `AskResult.save_error` says what the history misses. The
+question is written beside its answer, on a thread of its own (`beside.py`): no image encode or
+disk sync stands between Send and the first token.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.chat import Answer, Conversation, GenerationSettings, Turn
+from desktop.core.conversation.beside import BesideWrite
 from desktop.core.conversation.engine_protocol import Lane
 from desktop.core.conversation.models import (
     AskRequest,
@@ -136,30 +139,33 @@ class ConversationService:
         prompt = composed.prompt
         saving = _Saving(None)
         where = request.where
-        if isinstance(where, StoredChat):
-            self._resolve(where, saving)
-            if where.drops and saving.conversation_id is not None:
-                self._rewind(saving, saving.conversation_id, where.drops)
-        stored = where.user_message_id if isinstance(where, StoredChat) else None
-        saving.user_message_id = stored or self._save_question(
-            saving, request, prompt, images
-        )  # the images attached; the regions' crops are cut from them again on replay
+        # The question's images are encoded and synced beside the answer, not before it.
+        history = BesideWrite(partial(self._write_question, saving, request, prompt, images))
         whole = images
         images = list(asked_about.images)  # the model reads the crops after the whole images
         if engine is None:  # the question is kept with its error: Retry asks it once there is
+            history.wait()
             failed = Answer("", "error", error=self.no_model, error_kind=ErrorKind.NO_MODEL)
             self._store_answer(saving, failed, None, ())
             return AskResult(
                 request, failed, prompt, saving.user_message_id, saving.answer_message_id,
                 save_error=saving.error, holds=self._holds, reads=self._ocr_reads.of(whole),
             )  # fmt: skip
-        conversation = self._conversation_for(request, saving.conversation_id)
+        conversation = self._conversation_for(request)  # read before the write changes it
         last_turn = conversation.turns[-1] if conversation.turns else None
         notes_before = len(conversation.notes)
         hints = list(dict.fromkeys([*request.hints, *composed.drafts]))
         given = isinstance(where, GivenTurns)  # the caller's turns: beside the service's own
         engine.use_lane(Lane.GIVEN if given else Lane.OWN)
-        answer = self._answer(engine, conversation, prompt, images, request, hints, cancel, on_text)
+        history.start()
+        try:
+            answer = self._answer(
+                engine, conversation, prompt, images, request, hints, cancel, on_text
+            )
+        finally:
+            history.wait()
+        if isinstance(where, StoredChat) and self._conversation_id is None:
+            self._conversation_id = saving.conversation_id  # a new chat: nothing to replay
         if not given:  # a failed answer leaves the engine's state empty
             held = saving.conversation_id if isinstance(where, StoredChat) else None
             self._holds = held if answer.finish_reason != "error" else None
@@ -248,47 +254,58 @@ class ConversationService:
 
         return engine.ask(conversation, prompt, images, request.settings, streamed, hints)
 
-    def _resolve(self, where: StoredChat, saving: _Saving) -> None:
-        """The chat's id (a new chat is created now); stays None when there is no store, or
-        the store cannot create it: the question is still answered, only the history misses it."""
-        if self._store is None:
+    def _write_question(
+        self, saving: _Saving, request: AskRequest, prompt: str, images: Sequence[LoadedImage]
+    ) -> None:
+        """The chat created (if new), the dropped messages deleted, the question stored
+        (unless it is stored already: a retry). Runs beside the answer (`BesideWrite`)."""
+        where = request.where
+        if not isinstance(where, StoredChat) or self._store is None:
             return
         try:
             saving.conversation_id = where.chat.resolve(self._store)
-        except HistoryError as exc:
+        except HistoryError as exc:  # still answered: only the history misses it
             saving.error = str(exc)
+            return
+        if where.drops:
+            try:
+                self._store.delete_messages(saving.conversation_id, where.drops)
+            except HistoryError as exc:
+                saving.error = str(exc)
+        saving.user_message_id = where.user_message_id or self._save_question(
+            saving, request, prompt, images
+        )  # the images attached; the regions' crops are cut from them again on replay
 
-    def _rewind(self, saving: _Saving, conversation_id: int, drops: tuple[int, ...]) -> None:
-        assert self._store is not None
-        try:
-            self._store.delete_messages(conversation_id, drops)
-        except HistoryError as exc:
-            saving.error = str(exc)
-        # Replayed from the store: the kept turns with the ids they were answered as, so the
-        # engine's KV prefix still matches up to the question and only that is fed again.
-        self._conversation_id = None
-
-    def _conversation_for(self, request: AskRequest, conversation_id: int | None) -> Conversation:
-        if isinstance(request.where, GivenTurns):
-            return Conversation(list(request.where.turns))
-        if isinstance(request.where, FollowUp):
+    def _conversation_for(self, request: AskRequest) -> Conversation:
+        where = request.where
+        if isinstance(where, GivenTurns):
+            return Conversation(list(where.turns))
+        if isinstance(where, FollowUp):
             return self._conversation
+        conversation_id = where.chat.id if isinstance(where, StoredChat) else None
         if conversation_id is None:
             self._conversation_id = None
             self._conversation = Conversation()
             return self._conversation
-        return self._stored(conversation_id)
+        # A rewind: replayed from the store without the dropped messages, with the ids the
+        # kept turns were answered as, so the engine's KV prefix still matches up to the
+        # question and only that is fed again. The write beside the answer deletes them.
+        assert isinstance(where, StoredChat)
+        return self._stored(conversation_id, without=where.drops)
 
-    def _stored(self, conversation_id: int) -> Conversation:
+    def _stored(self, conversation_id: int, without: tuple[int, ...] = ()) -> Conversation:
         """The stored chat as the engine's conversation, replayed when it is not the one the
-        service holds (its turns with the token ids they were answered as)."""
-        if self._conversation_id != conversation_id and self._store is not None:
+        service holds (its turns with the token ids they were answered as), or when messages
+        are dropped from it (`without`)."""
+        replay = without or self._conversation_id != conversation_id
+        if replay and self._store is not None:
             try:
                 messages = self._store.messages(conversation_id)
             except HistoryError as exc:
                 logger.warning("could not replay conversation %s: %s", conversation_id, exc)
                 messages = []
-            self._conversation = rebuild_conversation(messages, self._store.load_image)
+            kept = [message for message in messages if message.id not in without]
+            self._conversation = rebuild_conversation(kept, self._store.load_image)
             self._conversation_id = conversation_id
         return self._conversation
 
