@@ -50,6 +50,15 @@ def _own_data_home(tmp_path_factory) -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _no_pictures_kept_from_another_test() -> None:
+    """The process's picture store starts empty for each test (a deleted or damaged file must
+    not be read from an earlier test's pixels)."""
+    from desktop.core.pictures import SHARED
+
+    SHARED.clear()
+
+
 def _build_key() -> str:
     digest = hashlib.sha256()
     for path in (ROOT / "devkit" / "model_factory.py", ROOT / "convert.py"):

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 
 from desktop.core.chat import AnswerStats
 from desktop.core.images import ImageError, load_image
+from desktop.core.pictures import SHARED
 from desktop.gui.image_ref import ImageRef
 from desktop.gui.settings import AppSettings, SettingsStore
 from desktop.gui.widgets.messages import AssistantMessage, ErrorMessage, OcrMessage, UserMessage
@@ -300,7 +301,8 @@ def test_an_image_that_cannot_be_read_fails_quietly_until_send(qtbot, launch, ti
     results = results_of(window)
     path = save_png(text_image("Gone soon"), tmp_path / "gone.png")
     ref = ImageRef.of_file(load_image(path), path)
-    path.unlink()  # moved away after it was attached
+    path.unlink()  # moved away after it was attached,
+    SHARED.clear()  # and its pixels pushed out of the picture store by later pictures
     with pytest.raises(ImageError) as expected:
         ref.load()
     attach(qtbot, window, ref)

@@ -1,10 +1,9 @@
 """The conversation store: SQLite (WAL) for the text, a content-addressed folder for images.
 
-Every write is one committed transaction; a failed write rolls back and raises
-`HistoryError`, leaving earlier data as it was. Two locks: `_lock` serialises the database
-connection and is held only for SQL, so a reader (the GUI thread) never waits for a picture
-to be encoded and synced; `_files_lock` serialises the writes that create or delete image
-files, so a file another message is about to refer to is never removed under it.
+Every write is one committed transaction; a failed write rolls back and raises `HistoryError`,
+leaving earlier data as it was. `_lock` serialises the database connection, held only for SQL:
+a reader (the GUI thread) never waits for a picture to be encoded and synced. `_files_lock`
+serialises the writes that create or delete image files: none is removed under a new reference.
 """
 
 from __future__ import annotations
@@ -40,7 +39,8 @@ from desktop.core.history.records import (
     one_line,
     reason,
 )
-from desktop.core.images import LoadedImage, load_image
+from desktop.core.images import LoadedImage
+from desktop.core.pictures import SHARED
 
 logger = logging.getLogger(__name__)
 
@@ -294,8 +294,8 @@ class HistoryStore:
         return [rows.message_from_row(row, images.get(row[0], [])) for row in found]
 
     def load_image(self, stored: StoredImage) -> LoadedImage:
-        """Reads a stored image back; raises `ImageError` if its file is gone or damaged."""
-        return load_image(stored.path, name=stored.name)
+        """Reads a stored image back (kept pixels first); `ImageError` if it is gone or damaged."""
+        return SHARED.load(stored.digest, stored.path, stored.name)
 
     def close(self) -> None:
         with self._lock:
