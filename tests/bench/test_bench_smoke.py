@@ -31,6 +31,7 @@ BENCHES: dict[str, tuple[list[str], bool]] = {
     "ahead_bench.py": (["--no-torch"], True),  # its torch child is vlm_bench.py's, smoked there
     "decode_bench.py": ([], True),
     "precision_bench.py": ([], True),
+    "send_write_bench.py": ([], True),
     "prune_bench.py": ([], True),
     "prune_fp32_check.py": ([], True),
     "api_bench.py": ([], True),
