@@ -89,8 +89,8 @@ def measure(model: Path, images: list, rounds: int) -> list[dict]:
                 times["before" if before else "now"].append(total)
                 if before:
                     times["write"].append(write)
-        rows.append({"name": image.name, "size": image.size,
-                     **{key: statistics.median(values) for key, values in times.items()}})  # fmt: skip
+        medians = {key: statistics.median(values) for key, values in times.items()}
+        rows.append({"name": image.name, "size": image.size, **medians})
     return rows
 
 
