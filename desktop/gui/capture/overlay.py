@@ -147,7 +147,7 @@ class CaptureOverlay(QWidget):
 class RegionPicker(QObject):
     """Overlays on every screen for one capture; `picked` or `cancelled` ends it."""
 
-    picked = Signal(object)  # Capture
+    picked = Signal(Capture)
     cancelled = Signal()
     shown = Signal()  # every overlay has been painted: the user sees the frozen screens
 

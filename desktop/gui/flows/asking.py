@@ -63,7 +63,7 @@ class ChatParts:
 
 
 class AskFlow(QObject):
-    answer_shown = Signal(object)  # AskResult, once the window has shown it
+    answer_shown = Signal(AskResult)  # once the window has shown it
 
     def __init__(self, parts: ChatParts, engine: EngineController, window: QWidget) -> None:
         super().__init__(window)

@@ -59,7 +59,7 @@ def capture_action_combo(current: str) -> QComboBox:
 class CaptureFlow(QObject):
     overlay_shown = Signal()  # the frozen screens are up
     copied = Signal(str)  # the text put on the clipboard
-    attached = Signal(object)  # ImageRef of the crop, in the composer
+    attached = Signal(ImageRef)  # the crop, in the composer
     cancelled = Signal()
     failed = Signal(str)
 

@@ -13,7 +13,7 @@ from desktop.gui.flows.asking import AskFlow, ChatParts
 
 
 class OwnPresetsFlow(QObject):
-    changed = Signal(object)  # PresetBook, once shown (saving follows on the storage thread)
+    changed = Signal(PresetBook)  # once shown (saving follows on the storage thread)
 
     def __init__(self, parts: ChatParts, asking: AskFlow, data_dir: Path, parent: QObject) -> None:
         super().__init__(parent)

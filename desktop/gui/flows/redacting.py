@@ -65,7 +65,7 @@ class _Batch:
 
 
 class RedactFlow(QObject):
-    finished = Signal(object)  # Redacted, after the chip or the held question was updated
+    finished = Signal(Redacted)  # after the chip or the held question was updated
 
     def __init__(
         self,

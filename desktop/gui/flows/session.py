@@ -18,8 +18,8 @@ from desktop.gui.workers.storage_worker import StorageController
 
 
 class ConversationSession(QObject):
-    opened = Signal(object)  # ChatHandle: another chat is shown (a new one has no id yet)
-    created = Signal(object)  # ChatHandle: the open new chat now exists in the store
+    opened = Signal(ChatHandle)  # another chat is shown (a new one has no id yet)
+    created = Signal(ChatHandle)  # the open new chat now exists in the store
     title_changed = Signal(str)
     changed = Signal()  # the store's list of chats may have changed (new message, rename)
     problem = Signal(str)

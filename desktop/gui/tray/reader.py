@@ -24,7 +24,7 @@ class ReadResult:
 class TextReader(QObject):
     """`read(png)`; `done` (a ReadResult) on the GUI thread."""
 
-    done = Signal(object)
+    done = Signal(ReadResult)
 
     def __init__(self, endpoint: Endpoint, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -21,7 +21,7 @@ MIN_CHIP_HEIGHT = 28  # the remove button needs it, whatever the picture's shape
 class AttachmentChip(Thumbnail):
     """An attached image with a remove button."""
 
-    remove_requested = Signal(object)
+    remove_requested = Signal(ImageRef)
 
     def __init__(self, ref: ImageRef) -> None:
         super().__init__(ref, ATTACHMENT_EDGE)

@@ -207,7 +207,7 @@ class ElidedLabel(QLabel):
 class Thumbnail(QFrame):
     """A clickable image preview; its context menu is filled by the owner."""
 
-    clicked = Signal(object)  # ImageRef
+    clicked = Signal(ImageRef)
     ACCESSIBLE_ROLE = QAccessible.Role.Button  # a QFrame says "Border" (widgets/roles.py)
 
     def __init__(self, ref: ImageRef, edge: int, parent: QWidget | None = None) -> None:

@@ -52,8 +52,8 @@ class Composer(QFrame):
     stop_requested = Signal()
     attach_requested = Signal()
     mime_pasted = Signal(QMimeData)
-    view_requested = Signal(object)  # ImageRef
-    extract_requested = Signal(object)  # ImageRef
+    view_requested = Signal(ImageRef)
+    extract_requested = Signal(ImageRef)
     attachments_changed = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:

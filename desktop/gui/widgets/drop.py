@@ -77,7 +77,7 @@ class DropOverlay(QWidget):
 class DropHandler(QObject):
     """Event filter for the main window: shows the overlay and emits what was dropped."""
 
-    dropped = Signal(object)  # IntakeRequest
+    dropped = Signal(IntakeRequest)
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)

@@ -99,7 +99,7 @@ class MarkedPicture(QLabel):
 
 
 class ImageViewer(QDialog):
-    extract_requested = Signal(object)  # ImageRef
+    extract_requested = Signal(ImageRef)
 
     def __init__(self, ref: ImageRef, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -39,6 +39,7 @@ from desktop.gui.widgets.basics import (
 from desktop.gui.widgets.code_links import link_codes
 from desktop.gui.widgets.flow_layout import FlowLayout
 from desktop.gui.widgets.markdown_view import MarkdownView
+from desktop.gui.widgets.outlines import Marks
 
 CHAT_THUMBNAIL_EDGE = 160
 OCR_THUMBNAIL_EDGE = 56
@@ -53,10 +54,10 @@ CUT_SHORT = "Reached the answer length limit"
 class ChatActions(QObject):
     """What message widgets ask the window to do."""
 
-    view_image = Signal(object)  # ImageRef
-    view_marked = Signal(object, object)  # ImageRef, Marks: its outlines and a line to flash
-    extract_text = Signal(object)  # [ImageRef]: fast OCR
-    refine = Signal(object)  # ImageRef: the VLM's Markdown preset
+    view_image = Signal(ImageRef)
+    view_marked = Signal(ImageRef, Marks)  # Marks: its outlines and a line to flash
+    extract_text = Signal(list)  # [ImageRef]: fast OCR
+    refine = Signal(ImageRef)  # the VLM's Markdown preset
     save_text = Signal(int)  # an extraction's entry id: its text, tables or searchable PDF
     save_table = Signal(int)  # an extraction's entry id: its tables as .xlsx or .csv
     retry = Signal(int)  # an error's entry id: ask its question again

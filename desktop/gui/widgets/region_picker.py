@@ -218,7 +218,7 @@ class RegionDialog(QDialog):
     """Marks the regions of one attached image; `chosen` carries them (in image pixels) when
     the user confirms. Opened with `open()`: the window stays responsive."""
 
-    chosen = Signal(object, tuple)  # ImageRef, tuple[Region, ...]
+    chosen = Signal(ImageRef, tuple)  # tuple[Region, ...]
 
     def __init__(
         self, ref: ImageRef, boxes: Sequence[Region] = (), parent: QWidget | None = None

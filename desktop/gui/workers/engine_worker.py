@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from desktop.core.conversation import AskRequest, AskResult, ConversationService, PrepareRequest
+from desktop.core.conversation.engine_protocol import ModelInfo
 from desktop.core.errors import describe
 from desktop.core.history import HistoryStore
 from desktop.core.manifest import ModelError
+from desktop.core.remote.config import ServerConfig
 from desktop.core.remote.errors import RemoteError
 from desktop.gui.settings import EngineOptions
 from desktop.gui.workers.engine_status import EngineStatus, LocalModel, ServerModel
@@ -37,8 +39,7 @@ from desktop.gui.workers.threads import WorkerController
 if TYPE_CHECKING:
     from desktop.core.api.jobs import JobQueue
     from desktop.core.conversation import AnswerEngine
-    from desktop.core.engine import ModelInfo, Preparation
-    from desktop.core.remote.config import ServerConfig
+    from desktop.core.engine import Preparation
 
 logger = logging.getLogger(__name__)
 
@@ -59,11 +60,11 @@ class EngineWorker(QObject):
     """Thread plumbing around the conversation service, which owns the ask use case."""
 
     token = Signal(str)
-    finished = Signal(object)  # AskResult
-    prepared = Signal(object)  # PrepareResult, one per PrepareRequest
+    finished = Signal(AskResult)
+    prepared = Signal(PrepareResult)  # one per PrepareRequest
     error = Signal(str)  # the model could not be loaded
     state = Signal(str)  # "loading" | "ready" | "generating" | "error"
-    loaded = Signal(object)  # ModelInfo
+    loaded = Signal(ModelInfo)
     devices = Signal(list)  # OpenVINO device names available on this machine
     api_busy = Signal(bool)  # a Local API request started (True) or ended (False) here
     _next_job = Signal()  # queued to itself: the next API job, after what was sent meanwhile
@@ -247,19 +248,19 @@ class EngineController(WorkerController):
     # The worker's signals, re-emitted on the GUI thread: flows connect to these, never to
     # the worker. `status` is updated before `finished`, `prepared`, `loaded` and `error`.
     token = Signal(str)
-    finished = Signal(object)  # AskResult
-    prepared = Signal(object)  # PrepareResult
+    finished = Signal(AskResult)
+    prepared = Signal(PrepareResult)
     error = Signal(str)
     state = Signal(str)
-    loaded = Signal(object)  # ModelInfo
+    loaded = Signal(ModelInfo)
     devices = Signal(list)
-    status_changed = Signal(object)  # EngineStatus, whenever it changes
+    status_changed = Signal(EngineStatus)  # whenever it changes
     api_busy = Signal(bool)  # a Local API request started or ended (after `status.api`)
 
-    _load_requested = Signal(str, object)
-    _load_remote_requested = Signal(object)
-    _ask_requested = Signal(object, object)
-    _prepare_requested = Signal(object, object)
+    _load_requested = Signal(str, EngineOptions)
+    _load_remote_requested = Signal(ServerConfig)
+    _ask_requested = Signal(AskRequest, threading.Event)
+    _prepare_requested = Signal(PrepareRequest, threading.Event)
     _forget_requested = Signal(int)
     _serve_requested = Signal(object)
     _job_put = Signal()

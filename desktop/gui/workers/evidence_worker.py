@@ -32,7 +32,7 @@ class EvidenceFinder(QObject):
     """`found` fires on this object's (the GUI) thread: for a lookup, and for evidence kept
     in the history (read back in the pool too: the OCR package loads only there)."""
 
-    found = Signal(object)  # EvidenceFound
+    found = Signal(EvidenceFound)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -142,7 +142,7 @@ def name_list(names: Iterable[str], shown: int = 3) -> str:
 
 
 class _Relay(QObject):
-    done = Signal(object)  # IntakeResult
+    done = Signal(IntakeResult)
 
 
 class _IntakeTask(QRunnable):
@@ -163,7 +163,7 @@ class _IntakeTask(QRunnable):
 class Intake(QObject):
     """Loads requests in the thread pool; `loaded` fires on the GUI thread per request."""
 
-    loaded = Signal(object)  # IntakeResult
+    loaded = Signal(IntakeResult)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -34,7 +34,7 @@ class LinesRead:
 class LineReader(QObject):
     """`read` fires on this object's (the GUI) thread."""
 
-    read = Signal(object)  # LinesRead
+    read = Signal(LinesRead)
 
     def __init__(self, ocr_engine: Callable[[], OcrEngine], parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -57,9 +57,9 @@ class OcrOutcome:
 
 
 class OcrWorker(QObject):
-    extracted = Signal(object)  # OcrOutcome, one per image
-    progress = Signal(object, int, int)  # job, done, total
-    job_finished = Signal(object)  # OcrJob; job.cancelled says whether it ended early
+    extracted = Signal(OcrOutcome)  # one per image
+    progress = Signal(OcrJob, int, int)  # job, done, total
+    job_finished = Signal(OcrJob)  # job.cancelled says whether it ended early
     ready = Signal()  # models compiled
     failed = Signal(str)  # the OCR models could not be loaded at all
     open_requested = Signal(list)  # file paths `desklens FILE` handed to this window
@@ -183,9 +183,9 @@ class OcrController(WorkerController):
 
     # The worker's signals, re-emitted on the GUI thread: flows connect to these, never to
     # the worker. `job_finished` comes after `busy` is updated.
-    extracted = Signal(object)  # OcrOutcome
-    progress = Signal(object, int, int)
-    job_finished = Signal(object)  # OcrJob
+    extracted = Signal(OcrOutcome)
+    progress = Signal(OcrJob, int, int)
+    job_finished = Signal(OcrJob)
     failed = Signal(str)
     open_requested = Signal(list)
     model_offered = Signal(str)
@@ -193,7 +193,7 @@ class OcrController(WorkerController):
     extract_requested = Signal(list)
 
     jobs_changed = Signal()  # a job was queued or finished: `busy` may have changed
-    _run_requested = Signal(object)
+    _run_requested = Signal(OcrJob)
     _warm_up_requested = Signal()
 
     def __init__(self, store: HistoryStore, data_dir: Path, parent: QObject | None = None) -> None:

@@ -44,7 +44,7 @@ def redacted_name(name: str) -> str:
 class Redactor(QObject):
     """`done` fires on this object's (the GUI) thread."""
 
-    done = Signal(object)  # Redacted
+    done = Signal(Redacted)
 
     def __init__(self, ocr_engine: Callable[[], OcrEngine], parent: QObject | None = None) -> None:
         super().__init__(parent)

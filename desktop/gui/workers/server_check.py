@@ -47,7 +47,7 @@ def connected_text(config: ServerConfig, models: list[str]) -> str:
 class ServerCheck(QObject):
     """Runs checks in the thread pool; `done` fires on this object's (the GUI) thread."""
 
-    done = Signal(object)  # ServerCheckResult
+    done = Signal(ServerCheckResult)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

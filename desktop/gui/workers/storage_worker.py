@@ -36,7 +36,7 @@ class StorageTask:
 
 
 class StorageWorker(QObject):
-    done = Signal(object)  # StorageTask
+    done = Signal(StorageTask)
 
     @Slot(object)
     def run(self, task: StorageTask) -> None:
@@ -57,7 +57,7 @@ class StorageWorker(QObject):
 class StorageController(WorkerController):
     worker: StorageWorker
     problem = Signal(str)  # a task without its own on_error failed
-    _run_requested = Signal(object)
+    _run_requested = Signal(StorageTask)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(StorageWorker(), "desklens-storage", parent)
