@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import threading
 
-import pytest
 from PIL import ImageOps
 
 from desktop.core.chat import Conversation, GenerationSettings, Turn
@@ -21,24 +20,12 @@ from desktop.core.conversation import (
     PrepareRequest,
     StoredChat,
 )
-from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import ErrorKind, HistoryError, Role
 from desktop.core.history.export import conversation_markdown
 from desktop.core.history.handle import ChatHandle
 from desktop.core.images import ImageError, LoadedImage, load_image
-from devkit.tiny_models import EXACT
 
 SETTINGS = GenerationSettings(max_new_tokens=8)
-
-
-@pytest.fixture(scope="module")
-def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
-
-
-@pytest.fixture
-def image(sample_image) -> LoadedImage:
-    return load_image(sample_image)
 
 
 def fresh_answer_ids(engine, turns, question, images) -> list[int]:

@@ -11,16 +11,9 @@ from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, Ground
 from desktop.core.conversation.ocr_reads import OcrReads
 from desktop.core.draft_texts import draft_hints
-from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.images import load_image
-from devkit.tiny_models import EXACT
 
 SETTINGS = GenerationSettings(max_new_tokens=4)
-
-
-@pytest.fixture(scope="module")
-def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,8 @@ import pytest
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, StoredChat
 from desktop.core.conversation.beside import BesideWrite
-from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import HistoryStore
 from desktop.core.history.handle import ChatHandle
-from desktop.core.images import LoadedImage, load_image
-from devkit.tiny_models import EXACT
 
 SETTINGS = GenerationSettings(max_new_tokens=8)
 GIVE_UP_S = 60  # a write the first token waited for would wait forever: fail instead
@@ -45,16 +42,6 @@ class WritesWaitForTheFirstToken(HistoryStore):
     def delete_messages(self, *args, **kwargs):
         self._after_first_text("a rewind")
         return super().delete_messages(*args, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
-
-
-@pytest.fixture
-def image(sample_image) -> LoadedImage:
-    return load_image(sample_image)
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from PIL import Image
 from desktop.core.chat import GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, StoredChat
 from desktop.core.conversation.transcript import Means, Transcript
-from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import AskedWith, HistoryStore, Role
 from desktop.core.history.database import SCHEMA_VERSION
 from desktop.core.history.handle import ChatHandle
@@ -30,14 +29,8 @@ from desktop.core.regions import (
     regions_to_json,
     with_regions,
 )
-from devkit.tiny_models import EXACT
 
 SETTINGS = GenerationSettings(max_new_tokens=4)
-
-
-@pytest.fixture(scope="module")
-def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
 
 
 @pytest.fixture

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from desktop.core.chat import ErrorKind, GenerationSettings
 from desktop.core.conversation import AskRequest, ConversationService, Ground, StoredChat
 from desktop.core.conversation.transcript import Edit, EntryState, Means, Transcript
-from desktop.core.engine import EngineConfig, VLMEngine
 from desktop.core.history import AskedWith, HistoryStore, Role, StoredImage
 from desktop.core.history.handle import ChatHandle
 from desktop.core.history.ocr_text import OcrText
 from desktop.core.images import LoadedImage, load_image
-from devkit.tiny_models import EXACT
 
 SCHEMA = {
     "type": "object",
@@ -37,11 +33,6 @@ class Stored:
 
     def load(self) -> LoadedImage:
         return self._store.load_image(self._image)
-
-
-@pytest.fixture(scope="module")
-def engine(tiny_ir_fp32):
-    return VLMEngine.load(tiny_ir_fp32, EngineConfig(**EXACT))
 
 
 def reopened(folder, chat_id: int) -> tuple[HistoryStore, Transcript]:
