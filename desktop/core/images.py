@@ -130,12 +130,10 @@ def image_digest(rgb: Image.Image) -> str:
 def collect_image_files(
     paths: Iterable[str | os.PathLike], *, accept_pdf: bool = False
 ) -> tuple[list[Path], list[Path]]:
-    """Split dropped/selected paths into (images, refused), by extension.
-
-    Folders are expanded recursively in sorted order, skipping hidden entries. PDFs are
-    refused unless `accept_pdf` is set (the OCR batch renders them page by page).
-    Duplicates are dropped, keeping the first occurrence.
-    """
+    """Split dropped/selected paths into (images, refused), by extension. Folders are expanded
+    recursively in sorted order, skipping hidden entries. PDFs are refused unless `accept_pdf`
+    is set (the OCR batch renders them page by page). Duplicates are dropped, keeping the first
+    occurrence."""
     accepted_extensions = (IMAGE_EXTENSIONS | {PDF_EXTENSION}) if accept_pdf else IMAGE_EXTENSIONS
     images: list[Path] = []
     refused: list[Path] = []
@@ -181,11 +179,9 @@ def _is_dir(path: Path) -> bool:
 def file_problem(
     path: str | os.PathLike, label: str | None = None, *, what: str = "an image"
 ) -> str | None:
-    """Why `path` cannot be read as an input file (a sentence naming it), or None.
-
-    Never raises: a name too long for the file system, a folder without permission, a
-    named pipe (which would block a reader forever) or a device are all sentences.
-    """
+    """Why `path` cannot be read as an input file (a sentence naming it), or None. Never
+    raises: a name too long for the file system, a folder without permission, a named pipe
+    (which would block a reader forever) or a device are all sentences."""
     path = Path(path)
     problem, info = _stat_problem(path, label, what)
     if problem is None and info is not None and stat.S_ISDIR(info.st_mode):
@@ -283,16 +279,18 @@ def _png_without_text(file: BinaryIO, label: str) -> io.BytesIO:
     return kept
 
 
-def _decode(image: Image.Image, label: str, *, owned: bool) -> Image.Image:
-    """Decode (the first frame), apply EXIF orientation, convert to RGB.
+def check_pixels(size: tuple[int, int], label: str) -> None:
+    """Raises `ImageError` for a picture with no pixels, or more than `MAX_PIXELS`."""
+    if 0 in size:
+        raise ImageError(f"{_quote(label)} has no pixels ({size[0]} x {size[1]}).")
+    if size[0] * size[1] > MAX_PIXELS:
+        raise _too_large_error(label, size[0] * size[1], size)
 
-    `owned` is False for a caller's PIL image, which must not be modified in place.
-    """
-    width, height = image.size
-    if width == 0 or height == 0:
-        raise ImageError(f"{_quote(label)} has no pixels ({width} x {height}).")
-    if width * height > MAX_PIXELS:
-        raise _too_large_error(label, width * height, image.size)
+
+def _decode(image: Image.Image, label: str, *, owned: bool) -> Image.Image:
+    """Decode (the first frame), apply EXIF orientation, convert to RGB. `owned` is False for
+    a caller's PIL image, which must not be modified in place."""
+    check_pixels(image.size, label)
     image.load()
     if owned:
         ImageOps.exif_transpose(image, in_place=True)
@@ -390,8 +388,8 @@ def _too_large_error(
 
 
 def _pixels_in_bomb_message(message: str) -> int | None:
-    # Pillow refuses images beyond twice its own limit while opening, before we can read
-    # the size; its message carries the pixel count: "Image size (N pixels) exceeds ...".
+    # Pillow refuses images beyond twice its limit while opening, before we can read the size;
+    # its message carries the pixel count: "Image size (N pixels) exceeds ...".
     match = re.search(r"\((\d+) pixels\)", message)
     return int(match.group(1)) if match else None
 

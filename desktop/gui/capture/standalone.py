@@ -67,11 +67,10 @@ def _open_app_with(capture: Capture) -> int:
 
 
 def _copy_text(capture: Capture, hold_s: float) -> int:
-    from desktop.core.images import load_image
     from desktop.core.ocr import OcrEngine
-    from desktop.gui.widgets.thumbnails import qimage_to_png
+    from desktop.gui.widgets.thumbnails import load_qimage
 
-    image = load_image(qimage_to_png(capture.image), name="capture.png")
+    image = load_qimage(capture.image, "capture.png")
     text = OcrEngine().extract(image).text()
     print(text)
     if not text.strip():

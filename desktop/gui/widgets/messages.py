@@ -1,9 +1,8 @@
 """The message widgets of a chat: question, streamed answer, extracted text, error, note.
 
 Widgets do not know the app, nor hold the chat: each shows one entry of the session's
-`Transcript` (desktop/core/conversation/transcript.py) and names it by `entry_id` when a click
-should do something, through one `ChatActions` hub that the main window connects once.
-"""
+`Transcript` (core/conversation/transcript.py) and names it by `entry_id` when a click should
+do something, through one `ChatActions` hub that the main window connects once."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from PIL import Image
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QImageReader, QPixmap
 
+from desktop.core.images import LoadedImage, check_pixels, load_image
 from desktop.gui.image_ref import ImageRef
 
 _CACHE_LIMIT = 256
@@ -51,6 +52,22 @@ def pil_to_qimage(image: Image.Image) -> QImage:
     width, height = rgb.size
     # copy(): the QImage must not keep pointing into `data`, which Python will free.
     return QImage(data, width, height, 3 * width, QImage.Format.Format_RGB888).copy()
+
+
+def load_qimage(image: QImage, name: str) -> LoadedImage:
+    """A pasted or captured picture straight from its pixels: no PNG encode and decode (issue
+    58; seconds for a 4K screenshot), the same pixels and so the same digest as that round trip
+    (tests/gui/test_gui_pasted_pixels.py checks it against Qt's PNG writer and Pillow's reader)."""
+    check_pixels((image.width(), image.height()), name)  # before any copy of a huge one
+    alpha = image.hasAlphaChannel()
+    mode = "RGBA" if alpha else "RGB"
+    qt_format = QImage.Format.Format_RGBA8888 if alpha else QImage.Format.Format_RGB888
+    plain = image.convertToFormat(qt_format)
+    data = bytes(plain.constBits())  # constBits: a memoryview in PySide6
+    size = (plain.width(), plain.height())
+    return load_image(
+        Image.frombuffer(mode, size, data, "raw", mode, plain.bytesPerLine(), 1), name=name
+    )
 
 
 def qimage_to_png(image: QImage) -> bytes:

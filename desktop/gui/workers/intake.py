@@ -24,7 +24,7 @@ from desktop.core.images import (
 )
 from desktop.core.images import load_image as decode_image
 from desktop.gui.image_ref import ImageRef
-from desktop.gui.widgets.thumbnails import qimage_to_png
+from desktop.gui.widgets.thumbnails import load_qimage
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ def load_request(request: IntakeRequest) -> IntakeResult:
             result.problems.append(str(exc))
     for image, name in request.pictures:
         try:
-            result.images.append(ImageRef.of(decode_image(qimage_to_png(image), name=name)))
+            result.images.append(ImageRef.of(load_qimage(image, name)))
         except ImageError as exc:
             result.problems.append(str(exc))
     if request.web_addresses:
