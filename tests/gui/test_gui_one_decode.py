@@ -47,3 +47,26 @@ def test_a_dropped_file_is_decoded_and_hashed_once_up_to_its_answer(
     assert result.answer.ok, result.answer.error
     assert result.answer.stats.images_cached == 1
     assert counted == {"decoded": 1, "hashed": 1}
+
+
+def test_a_reopened_pictures_thumbnail_is_drawn_from_the_kept_pixels(qapp, tmp_path):
+    """A chat reopened in the same session: its thumbnails come from the picture store, not
+    from a PNG decoded on the GUI thread (were the file read, this one is gone: the grey
+    placeholder would be drawn)."""
+    from desktop.core.images import load_image
+    from desktop.core.pictures import SHARED
+    from desktop.gui.image_ref import ImageRef
+    from desktop.gui.widgets.thumbnails import thumbnail
+
+    path = save_png(text_image("Kept in memory", (400, 200)), tmp_path / "kept.png")
+    picture = SHARED.keep(load_image(path))
+    path.unlink()
+    stored = ImageRef(picture.name, picture.digest, picture.size, path=path)  # as from history
+    drawn = thumbnail(stored, 100).toImage()
+    colours = {
+        drawn.pixelColor(x, y).name()
+        for x in range(0, drawn.width(), 2)
+        for y in range(0, drawn.height(), 2)
+    }
+    assert drawn.width() == 2 * drawn.height()  # the picture's shape, not the square placeholder
+    assert "#ffffff" in colours and len(colours) > 2  # white page, dark text, its antialiasing

@@ -9,6 +9,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QImageReader, QPixmap
 
 from desktop.core.images import LoadedImage, check_pixels, load_image
+from desktop.core.pictures import SHARED
 from desktop.gui.image_ref import ImageRef
 
 _CACHE_LIMIT = 256
@@ -24,7 +25,7 @@ def thumbnail(ref: ImageRef, edge: int) -> QPixmap:
         _cache.move_to_end(key)
         return cached
     pixels = key[1]
-    source = ref.loaded.image if ref.loaded is not None else ref.preview
+    source = _pixels_in_memory(ref)
     if source is not None:
         image = pil_to_qimage(_shrunk(source, pixels))
     else:
@@ -37,10 +38,22 @@ def thumbnail(ref: ImageRef, edge: int) -> QPixmap:
     return pixmap
 
 
+def _pixels_in_memory(ref: ImageRef) -> Image.Image | None:
+    """Pixels to draw from without reading the file on the GUI thread: the picture's own, its
+    small preview, or the picture store's while it keeps them (a chat reopened this session)."""
+    if ref.loaded is not None:
+        return ref.loaded.image
+    if ref.preview is not None:
+        return ref.preview
+    kept = SHARED.get(ref.digest)
+    return kept.image if kept is not None else None
+
+
 def full_pixmap(ref: ImageRef) -> QPixmap:
     """The whole image, for the viewer."""
-    if ref.loaded is not None:
-        return QPixmap.fromImage(pil_to_qimage(ref.loaded.image))
+    kept = ref.loaded or SHARED.get(ref.digest)
+    if kept is not None:
+        return QPixmap.fromImage(pil_to_qimage(kept.image))
     reader = QImageReader(str(ref.path))
     reader.setAutoTransform(True)  # EXIF orientation, as load_image applies it
     return QPixmap.fromImage(reader.read())
