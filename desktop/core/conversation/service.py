@@ -157,7 +157,8 @@ class ConversationService:
         hints = list(dict.fromkeys([*request.hints, *composed.drafts]))
         given = isinstance(where, GivenTurns)  # the caller's turns: beside the service's own
         engine.use_lane(Lane.GIVEN if given else Lane.OWN)
-        history.start()
+        if isinstance(where, StoredChat) and self._store is not None:  # else nothing to write
+            history.start()
         try:
             answer = self._answer(
                 engine, conversation, prompt, images, request, hints, cancel, on_text

